@@ -1,0 +1,22 @@
+package io.ratchet.protocol;
+
+/** The protocol's hard limits; every node and client enforces the same numbers. */
+public final class Limits {
+    /** A key is 1..512 bytes of UTF-8. */
+    public static final int MAX_KEY_BYTES = 512;
+    /** A value (and, separately, its metadata) is at most 1 MiB of encoded JSON. */
+    public static final int MAX_VALUE_BYTES = 1 << 20;
+    /** The most items one list or getAll returns. */
+    public static final int MAX_PAGE_SIZE = 1024;
+    /** The most keys one getAll names. */
+    public static final int MAX_GET_ALL_KEYS = 1024;
+    /** The most commands one request (and so one log entry from one client) carries. */
+    public static final int MAX_COMMANDS_PER_REQUEST = 1024;
+    /** The largest request a node accepts: a few full-size values plus framing. */
+    public static final int MAX_REQUEST_BYTES = 8 << 20;
+    /** Keys under this prefix belong to Atomic Guards; plain compare-exchange writes to them are refused. */
+    public static final String RESERVED_GUARD_PREFIX = "rvn-atomic/";
+
+    private Limits() {
+    }
+}

@@ -1,0 +1,1 @@
+package io.ratchet.cli; public final class Main { public static void main(String[] a) {} }
