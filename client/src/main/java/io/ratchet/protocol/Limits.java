@@ -12,8 +12,11 @@ public final class Limits {
     public static final int MAX_GET_ALL_KEYS = 1024;
     /** The most commands one request (and so one log entry from one client) carries. */
     public static final int MAX_COMMANDS_PER_REQUEST = 1024;
-    /** The largest request a node accepts: a few full-size values plus framing. */
-    public static final int MAX_REQUEST_BYTES = 8 << 20;
+    /**
+     * The largest request a node accepts: one full-size value and metadata plus framing. A log entry
+     * must fit Ratis' appender buffer (4 MiB by default), so a request stays well under it.
+     */
+    public static final int MAX_REQUEST_BYTES = 3 << 20;
     /** Keys under this prefix belong to Atomic Guards; plain compare-exchange writes to them are refused. */
     public static final String RESERVED_GUARD_PREFIX = "rvn-atomic/";
 

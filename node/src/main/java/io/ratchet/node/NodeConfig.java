@@ -1,0 +1,124 @@
+package io.ratchet.node;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Function;
+
+/**
+ * One node's settings, read from a properties file (see {@code conf/local-3/n1.properties}).
+ *
+ * @param id                    this node's id, one of {@code peers}' ids
+ * @param peers                 every voting member, id to {@code host:port}
+ * @param group                 the cluster's name; nodes of one cluster share it
+ * @param storage               where the Raft log and snapshots live
+ * @param snapshotThreshold     log entries after which a snapshot is taken and the log before it purged
+ * @param segmentSizeBytes      the size of one Raft log segment file (purge drops whole closed segments)
+ * @param electionTimeoutMin    the least time without a leader's heartbeat before a follower stands
+ * @param electionTimeoutMax    the most, randomised between the two so candidates rarely collide
+ */
+public record NodeConfig(String id, Map<String, String> peers, String group, Path storage, long snapshotThreshold,
+                         long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax) {
+
+    public static final String DEFAULT_GROUP = "ratchet";
+
+    public NodeConfig {
+        peers = Map.copyOf(peers);
+        if (!peers.containsKey(id)) {
+            throw new IllegalArgumentException("node id '" + id + "' is not among the peers " + peers.keySet());
+        }
+        if (electionTimeoutMin.compareTo(electionTimeoutMax) >= 0) {
+            throw new IllegalArgumentException("election timeout min must be below max");
+        }
+    }
+
+    /** Defaults for everything but identity, peers and storage. */
+    public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
+        return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
+                Duration.ofMillis(1000), Duration.ofMillis(2000));
+    }
+
+    public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {
+        return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax);
+    }
+
+    public NodeConfig withElectionTimeout(Duration min, Duration max) {
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max);
+    }
+
+    /** This node's port, from its own address. */
+    public int port() {
+        String address = peers.get(id);
+        return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+    }
+
+    /**
+     * Reads a properties file. Relative storage paths are resolved against {@code base} (the
+     * directory the process was started in), so a conf works from the repository root.
+     */
+    public static NodeConfig load(Path file, Path base) throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            p.load(in);
+        }
+        String id = required(p, file, "id");
+        Map<String, String> peers = parsePeers(required(p, file, "peers"));
+        Path storage = base.resolve(required(p, file, "storage")).normalize();
+        NodeConfig defaults = of(id, peers, storage);
+        return new NodeConfig(id, peers,
+                p.getProperty("group", DEFAULT_GROUP),
+                storage,
+                number(p, file, "snapshot.threshold", defaults.snapshotThreshold(), Long::parseLong),
+                number(p, file, "log.segment.bytes", defaults.segmentSizeBytes(), Long::parseLong),
+                Duration.ofMillis(number(p, file, "election.timeout.min.ms", defaults.electionTimeoutMin().toMillis(), Long::parseLong)),
+                Duration.ofMillis(number(p, file, "election.timeout.max.ms", defaults.electionTimeoutMax().toMillis(), Long::parseLong)));
+    }
+
+    /** Parses {@code n1=host:port,n2=host:port}. */
+    public static Map<String, String> parsePeers(String text) {
+        Map<String, String> peers = new LinkedHashMap<>();
+        for (String part : text.split(",")) {
+            String s = part.trim();
+            int eq = s.indexOf('=');
+            if (eq <= 0 || s.lastIndexOf(':') < eq) {
+                throw new IllegalArgumentException("peer '" + s + "' is not of the form id=host:port");
+            }
+            peers.put(s.substring(0, eq).trim(), s.substring(eq + 1).trim());
+        }
+        return peers;
+    }
+
+    /** The peers as {@code host:port,...}, the form clients take. */
+    public String clientAddresses() {
+        List<String> addresses = new ArrayList<>(peers.values());
+        addresses.sort(null);
+        return String.join(",", addresses);
+    }
+
+    private static String required(Properties p, Path file, String key) {
+        String value = p.getProperty(key);
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(file + ": '" + key + "' is required");
+        }
+        return value.trim();
+    }
+
+    private static <T> T number(Properties p, Path file, String key, T fallback, Function<String, T> parse) {
+        String value = p.getProperty(key);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            return parse.apply(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(file + ": '" + key + "' must be a number, not '" + value + "'");
+        }
+    }
+}

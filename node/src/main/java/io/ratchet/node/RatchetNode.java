@@ -1,0 +1,85 @@
+package io.ratchet.node;
+
+import io.ratchet.protocol.GroupName;
+import io.ratchet.statemachine.RatchetStateMachine;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One running Ratchet server: a Ratis server with the compare-exchange state machine, listening on
+ * its configured port. Its log and snapshots live in the configured storage directory and survive
+ * restarts: the node always starts with {@code RECOVER}, which formats only an empty directory.
+ */
+public final class RatchetNode implements AutoCloseable {
+    private final NodeConfig config;
+    private final RaftServer server;
+
+    private RatchetNode(NodeConfig config, RaftServer server) {
+        this.config = config;
+        this.server = server;
+    }
+
+    public static RatchetNode start(NodeConfig config) throws IOException {
+        RaftServer server = RaftServer.newBuilder()
+                .setServerId(RaftPeerId.valueOf(config.id()))
+                .setGroup(group(config))
+                .setProperties(properties(config))
+                .setStateMachine(new RatchetStateMachine())
+                .setOption(RaftStorage.StartupOption.RECOVER)
+                .build();
+        server.start();
+        return new RatchetNode(config, server);
+    }
+
+    static RaftGroup group(NodeConfig config) {
+        List<RaftPeer> peers = config.peers().entrySet().stream()
+                .map(e -> RaftPeer.newBuilder().setId(e.getKey()).setAddress(e.getValue()).build())
+                .toList();
+        return RaftGroup.valueOf(GroupName.toGroupId(config.group()), peers);
+    }
+
+    static RaftProperties properties(NodeConfig config) {
+        RaftProperties p = new RaftProperties();
+        RaftServerConfigKeys.setStorageDir(p, List.of(config.storage().toFile()));
+        GrpcConfigKeys.Server.setPort(p, config.port());
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin().toMillis()));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax().toMillis()));
+        // Reads go through ReadIndex: a deposed leader can never answer from stale state.
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
+        RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, config.snapshotThreshold()));
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.segmentSizeBytes()));
+        return p;
+    }
+
+    private static TimeDuration millis(long ms) {
+        return TimeDuration.valueOf(ms, TimeUnit.MILLISECONDS);
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    public RaftServer raftServer() {
+        return server;
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+    }
+}

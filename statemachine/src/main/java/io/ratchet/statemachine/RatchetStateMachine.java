@@ -1,0 +1,254 @@
+package io.ratchet.statemachine;
+
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Entry;
+import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Result;
+import java.io.File;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis adapter around {@link CompareExchangeStore}: it validates and stamps requests on the
+ * leader, decodes log entries and hands them to the store, serves queries, and writes and loads
+ * snapshots. Every line here is about Raft; the semantics live in the store.
+ */
+public final class RatchetStateMachine extends BaseStateMachine {
+    private static final Logger LOG = LoggerFactory.getLogger(RatchetStateMachine.class);
+
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    /** Apply holds the write lock; queries the read lock, so a reader never sees half an entry. */
+    private final ReadWriteLock lock = new ReentrantReadWriteLock();
+    private final LongSupplier leaderClock;
+    private CompareExchangeStore store = new CompareExchangeStore();
+
+    public RatchetStateMachine() {
+        this(System::currentTimeMillis);
+    }
+
+    /** @param leaderClock the clock that stamps entries on the leader (never read during apply) */
+    public RatchetStateMachine(LongSupplier leaderClock) {
+        this.leaderClock = leaderClock;
+    }
+
+    @Override
+    public StateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        getLifeCycle().startAndTransition(() -> {
+            super.initialize(server, groupId, raftStorage);
+            storage.init(raftStorage);
+            loadLatestSnapshot();
+        }, IOException.class);
+    }
+
+    /** Ratis pauses the machine before it swaps in a snapshot installed from the leader. */
+    @Override
+    public void pause() {
+        lock.writeLock().lock();
+        try {
+            if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+                getLifeCycle().transition(LifeCycle.State.PAUSING);
+                getLifeCycle().transition(LifeCycle.State.PAUSED);
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** Called after a snapshot was installed from the leader: the state is replaced wholesale. */
+    @Override
+    public void reinitialize() throws IOException {
+        loadLatestSnapshot();
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    /** Loads the newest snapshot on disk (not Ratis' cached one, which an install has just outdated). */
+    private void loadLatestSnapshot() throws IOException {
+        SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
+        if (snapshot == null) {
+            return;
+        }
+        File file = snapshot.getFile().getPath().toFile();
+        if (snapshot.getFile().getFileDigest() != null) {
+            // Ratis' own digest guards the transfer; ours (inside the file) guards the content.
+            MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
+        }
+        CompareExchangeStore loaded = SnapshotFile.read(file.toPath());
+        lock.writeLock().lock();
+        try {
+            store = loaded;
+            setLastAppliedTermIndex(snapshot.getTermIndex());
+        } finally {
+            lock.writeLock().unlock();
+        }
+        LOG.info("loaded snapshot {}: {} items, cluster time {}", file.getName(), loaded.size(), loaded.clusterTime());
+    }
+
+    /**
+     * Runs on the leader before anything is appended: a bad request is refused here with a clear
+     * message, so it never enters the log; a good one is stamped with the leader's clock.
+     */
+    @Override
+    public TransactionContext startTransaction(RaftClientRequest request) {
+        TransactionContext.Builder context = TransactionContext.newBuilder()
+                .setStateMachine(this)
+                .setClientRequest(request);
+        try {
+            ByteString content = request.getMessage().getContent();
+            if (content.size() > Limits.MAX_REQUEST_BYTES) {
+                throw new InvalidCommandException("request is " + content.size() + " bytes; the limit is "
+                        + Limits.MAX_REQUEST_BYTES);
+            }
+            List<Command> commands = Codec.decodeWriteRequest(content.toByteArray());
+            if (commands.isEmpty() || commands.size() > Limits.MAX_COMMANDS_PER_REQUEST) {
+                throw new InvalidCommandException("a request carries 1.." + Limits.MAX_COMMANDS_PER_REQUEST
+                        + " commands, not " + commands.size());
+            }
+            commands.forEach(Command::validate);
+            Entry entry = new Entry(leaderClock.getAsLong(), commands);
+            return context.setLogData(ByteString.copyFrom(Codec.encodeEntry(entry))).build();
+        } catch (InvalidCommandException e) {
+            TransactionContext refused = context.build();
+            refused.setException(e);
+            return refused;
+        }
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto logEntry = trx.getLogEntry();
+        long index = logEntry.getIndex();
+        List<Result> results;
+        Entry entry = null;
+        try {
+            entry = Codec.decodeEntry(logEntry.getStateMachineLogEntry().getLogData().toByteArray());
+        } catch (InvalidCommandException e) {
+            // Cannot come from our leader; a node must still not die on it. Every replica refuses alike.
+            LOG.error("log entry {} cannot be decoded; it changes nothing: {}", index, e.getMessage());
+        }
+        lock.writeLock().lock();
+        try {
+            results = entry == null
+                    ? List.of(new Result.Rejected("log entry " + index + " cannot be decoded"))
+                    : store.applyEntry(entry, index);
+            updateLastAppliedTermIndex(logEntry.getTerm(), index);
+        } finally {
+            lock.writeLock().unlock();
+        }
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codec.encodeResults(results))));
+    }
+
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        Query query;
+        try {
+            query = Codec.decodeQuery(request.getContent().toByteArray());
+            query.validate();
+        } catch (InvalidCommandException e) {
+            // Ratis keeps the client's stream open only for StateMachineException.
+            return CompletableFuture.failedFuture(
+                    new StateMachineException(RaftGroupMemberId.valueOf(getId(), getGroupId()), e));
+        }
+        Result result;
+        lock.readLock().lock();
+        try {
+            result = read(query);
+        } finally {
+            lock.readLock().unlock();
+        }
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codec.encodeResults(List.of(result)))));
+    }
+
+    /**
+     * Serves a read from local state once this node has applied {@code minIndex}. (Ratis' default parks
+     * the read on a future that its own apply path does not complete, so it is replaced here.)
+     */
+    @Override
+    public CompletableFuture<Message> queryStale(Message request, long minIndex) {
+        TermIndex applied = getLastAppliedTermIndex();
+        long index = applied == null ? 0 : applied.getIndex();
+        if (index < minIndex) {
+            return CompletableFuture.failedFuture(new StateMachineException("node has applied " + index
+                    + ", not yet " + minIndex));
+        }
+        return query(request);
+    }
+
+    private Result read(Query query) {
+        if (query instanceof Query.Get g) {
+            return new Result.Found(store.get(g.key()));
+        } else if (query instanceof Query.GetAll g) {
+            return new Result.Items(store.getAll(g.keys()));
+        } else if (query instanceof Query.ListItems l) {
+            return new Result.Items(store.list(l.prefix(), l.start(), l.pageSize()));
+        } else if (query instanceof Query.Stats) {
+            TermIndex applied = getLastAppliedTermIndex();
+            return new Result.Stats(applied == null ? 0 : applied.getIndex(), store.clusterTime(), store.size());
+        }
+        throw new InvalidCommandException("unknown query " + query);
+    }
+
+    /**
+     * Runs on the thread that applies entries, so the store does not change while it is written;
+     * queries go on under the read lock meanwhile.
+     */
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = null;
+        lock.readLock().lock();
+        try {
+            last = getLastAppliedTermIndex();
+            if (last == null || last.getIndex() <= 0) {
+                return -1;
+            }
+            File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+            SnapshotFile.write(store, file.toPath());
+            // Ratis ships the MD5 side file with a snapshot it installs on a lagging follower. It is written
+            // last: Ratis takes the newest snapshot that has one as complete.
+            MD5Hash digest = MD5FileUtil.computeAndSaveMd5ForFile(file);
+            storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
+            LOG.info("wrote snapshot {}: {} items", file.getName(), store.size());
+        } catch (RuntimeException e) {
+            // Anything but an IOException here would shut the Raft group down on this node.
+            throw new IOException("snapshot at " + last + " failed: " + e.getMessage(), e);
+        } finally {
+            lock.readLock().unlock();
+        }
+        return last.getIndex();
+    }
+}

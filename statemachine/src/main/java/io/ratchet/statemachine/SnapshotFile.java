@@ -1,0 +1,98 @@
+package io.ratchet.statemachine;
+
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Item;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * A store's snapshot on disk: a magic number and format version, the last entry index and cluster
+ * time, the items, and a CRC32C of everything before it. Written to a temporary file, synced, then
+ * renamed into place atomically, so a crash leaves either the old snapshot or the whole new one.
+ */
+public final class SnapshotFile {
+    private static final int MAGIC = 0x52434831; // "RCH1"
+    private static final byte FORMAT_VERSION = 1;
+
+    private SnapshotFile() {
+    }
+
+    public static void write(CompareExchangeStore store, Path target) throws IOException {
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        try (FileOutputStream file = new FileOutputStream(tmp.toFile())) {
+            CRC32C crc = new CRC32C();
+            DataOutputStream out = new DataOutputStream(
+                    new CheckedOutputStream(new BufferedOutputStream(file, 1 << 16), crc));
+            out.writeInt(MAGIC);
+            out.writeByte(FORMAT_VERSION);
+            out.writeLong(store.lastEntryIndex());
+            out.writeLong(store.clusterTime());
+            out.writeLong(store.size());
+            for (Item item : store.items()) {
+                Codec.writeItem(out, item);
+            }
+            long checksum = crc.getValue();
+            out.writeLong(checksum);
+            out.flush();
+            file.getFD().sync();
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        syncDirectory(target.getParent());
+    }
+
+    public static CompareExchangeStore read(Path source) throws IOException {
+        try (InputStream file = Files.newInputStream(source)) {
+            CRC32C crc = new CRC32C();
+            DataInputStream in = new DataInputStream(new CheckedInputStream(new BufferedInputStream(file, 1 << 16), crc));
+            if (in.readInt() != MAGIC) {
+                throw new IOException(source + " is not a Ratchet snapshot");
+            }
+            byte version = in.readByte();
+            if (version != FORMAT_VERSION) {
+                throw new IOException(source + " has snapshot format " + version + "; this node reads " + FORMAT_VERSION);
+            }
+            long lastEntryIndex = in.readLong();
+            long clusterTime = in.readLong();
+            long count = in.readLong();
+            List<Item> items = new ArrayList<>((int) Math.min(count, 1 << 20));
+            for (long i = 0; i < count; i++) {
+                items.add(Codec.readItem(in));
+            }
+            long expected = crc.getValue();
+            long stored = in.readLong();
+            if (stored != expected) {
+                throw new IOException(source + " is corrupt: checksum " + Long.toHexString(stored)
+                        + " where the content gives " + Long.toHexString(expected));
+            }
+            if (in.read() != -1) {
+                throw new IOException(source + " is corrupt: bytes after the checksum");
+            }
+            return CompareExchangeStore.restore(clusterTime, lastEntryIndex, items);
+        } catch (EOFException e) {
+            throw new IOException(source + " is truncated", e);
+        }
+    }
+
+    /** Makes the rename itself durable. */
+    private static void syncDirectory(Path dir) throws IOException {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+}
