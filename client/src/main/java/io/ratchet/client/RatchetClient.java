@@ -211,7 +211,8 @@ public final class RatchetClient implements AutoCloseable {
         List<CompletableFuture<NodeStatus>> answers = options.peers().entrySet().stream()
                 .map(e -> CompletableFuture.supplyAsync(() -> statusOf(e.getKey(), e.getValue())))
                 .toList();
-        return answers.stream().map(CompletableFuture::join).toList();
+        return answers.stream().map(CompletableFuture::join)
+                .sorted(java.util.Comparator.comparing(NodeStatus::id)).toList();
     }
 
     private NodeStatus statusOf(String id, String address) {
@@ -314,7 +315,7 @@ public final class RatchetClient implements AutoCloseable {
                     if (error == null && reply.isSuccess()) {
                         Item item = ((Result.Found) decodeOne(reply)).item();
                         return CompletableFuture.completedFuture(
-                                new StaleRead<Optional<Item>>(Optional.ofNullable(item), reply.getServerId().toString()));
+                                new StaleRead<Optional<Item>>(Optional.ofNullable(item), peer.getAddress()));
                     }
                     return staleFrom(peers, i + 1, get, error != null ? unwrap(error) : reply.getException());
                 })

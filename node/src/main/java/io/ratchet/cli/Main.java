@@ -1,1 +1,75 @@
-package io.ratchet.cli; public final class Main { public static void main(String[] a) {} }
+package io.ratchet.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.UnknownOutcomeException;
+import io.ratchet.node.NodeCommand;
+import io.ratchet.protocol.InvalidCommandException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ParseResult;
+
+/** The {@code ratchet} command: run a node, or talk to a cluster. */
+@Command(name = "ratchet", mixinStandardHelpOptions = true, version = "ratchet 0.1.0",
+        description = "A Raft-replicated compare-exchange cluster.",
+        subcommands = {NodeCommand.class, WriteCommands.Put.class, ReadCommands.Get.class, WriteCommands.Delete.class,
+                ReadCommands.ListItems.class, ReadCommands.Status.class})
+public final class Main implements Runnable {
+
+    /** Held so the level sticks: java.util.logging keeps loggers weakly. */
+    private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.grpc");
+
+    public static void main(String[] args) {
+        // The shaded gRPC logs through java.util.logging; its INFO start-up lines are noise on stderr.
+        GRPC_LOG.setLevel(java.util.logging.Level.WARNING);
+        if (args.length > 0 && args[0].equals("node")) {
+            // A server logs its life; a client command keeps stderr for errors.
+            System.setProperty("ratchet.log.level", "INFO");
+            System.setProperty("ratchet.ratis.log.level", "INFO");
+        }
+        System.exit(run(args));
+    }
+
+    /** Runs a command line and returns its exit code (see {@link ExitCode}). */
+    public static int run(String... args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler(Main::handle);
+        return cli.execute(args);
+    }
+
+    @Override
+    public void run() {
+        CommandLine.usage(this, System.out);
+    }
+
+    private static int handle(Exception e, CommandLine cli, ParseResult parsed) {
+        int code;
+        String kind;
+        if (e instanceof InvalidRequestException || e instanceof InvalidCommandException || e instanceof IllegalArgumentException) {
+            code = ExitCode.INVALID;
+            kind = "invalid_request";
+        } else if (e instanceof ClusterUnavailableException) {
+            code = ExitCode.UNAVAILABLE;
+            kind = "cluster_unavailable";
+        } else if (e instanceof UnknownOutcomeException) {
+            code = ExitCode.UNKNOWN_OUTCOME;
+            kind = "unknown_outcome";
+        } else {
+            code = ExitCode.INTERNAL_ERROR;
+            kind = "internal_error";
+            e.printStackTrace(cli.getErr());
+        }
+        cli.getErr().println("ratchet " + cli.getCommandName() + ": " + e.getMessage());
+        cli.getErr().flush();
+        ParseResult sub = parsed.subcommand();
+        if (sub != null && sub.hasMatchedOption("--json")) {
+            ObjectNode o = Output.object();
+            o.put("error", kind);
+            o.put("message", e.getMessage());
+            o.put("exitCode", code);
+            Output.print(cli.getOut(), true, o);
+        }
+        return code;
+    }
+}

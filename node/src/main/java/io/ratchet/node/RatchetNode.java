@@ -61,7 +61,10 @@ public final class RatchetNode implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
         RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, config.snapshotThreshold()));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        // Purge up to the snapshot even while a follower is down: it catches up from the snapshot, and
+        // a dead node cannot make the others keep their whole log.
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, config.snapshotThreshold()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.segmentSizeBytes()));
         return p;
     }

@@ -1,0 +1,19 @@
+package io.ratchet.cli;
+
+/** The command line's exit codes: scripts branch on them. */
+public final class ExitCode {
+    public static final int DONE = 0;
+    /** A condition failed (index mismatch, key present on create-only) or the key is absent. */
+    public static final int CONDITION_FAILED = 1;
+    /** Bad input: nothing was sent or nothing was written. */
+    public static final int INVALID = 2;
+    /** No leader (or no node) answered in time; nothing is known to have been written. */
+    public static final int UNAVAILABLE = 3;
+    /** A write got no answer: it may or may not have been applied. */
+    public static final int UNKNOWN_OUTCOME = 4;
+    /** Anything else: a bug; the message and stack trace go to stderr. */
+    public static final int INTERNAL_ERROR = 5;
+
+    private ExitCode() {
+    }
+}

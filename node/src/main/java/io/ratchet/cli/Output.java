@@ -1,0 +1,44 @@
+package io.ratchet.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Json;
+import java.io.PrintWriter;
+
+/** Prints a command's result: one JSON object, or the same fields as readable lines. */
+final class Output {
+    private Output() {
+    }
+
+    static ObjectNode object() {
+        return Json.MAPPER.createObjectNode();
+    }
+
+    /** Parsed JSON text, or JSON null for absent text. */
+    static JsonNode json(String text) {
+        return text == null ? Json.MAPPER.nullNode() : Json.parse(text);
+    }
+
+    static ObjectNode item(Item item) {
+        ObjectNode o = object();
+        o.put("key", item.key());
+        o.set("value", json(item.value()));
+        o.put("index", item.index());
+        o.set("metadata", json(item.metadata()));
+        return o;
+    }
+
+    static void print(PrintWriter out, boolean asJson, ObjectNode result) {
+        if (asJson) {
+            out.println(Json.write(result));
+        } else {
+            result.fields().forEachRemaining(e -> out.println(e.getKey() + ": " + text(e.getValue())));
+        }
+        out.flush();
+    }
+
+    private static String text(JsonNode node) {
+        return node.isTextual() ? node.asText() : Json.write(node);
+    }
+}

@@ -1,0 +1,177 @@
+package io.ratchet.node;
+
+import static org.awaitility.Awaitility.await;
+
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.GroupName;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Result;
+import io.ratchet.statemachine.RatchetStateMachine;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+
+/**
+ * A real Ratchet cluster inside the test JVM: each node a Ratis server with its own storage
+ * directory and a free loopback port. Nodes can be stopped and started again on the same data.
+ * Always close it: it stops every node and every client it handed out.
+ */
+final class LocalCluster implements AutoCloseable {
+    private final Map<String, NodeConfig> configs = new LinkedHashMap<>();
+    private final Map<String, RatchetNode> running = new LinkedHashMap<>();
+    private final List<RatchetClient> clients = new ArrayList<>();
+    private final RaftGroupId groupId = GroupName.toGroupId(NodeConfig.DEFAULT_GROUP);
+
+    private LocalCluster() {
+    }
+
+    static LocalCluster start(int size, Path dir) {
+        return start(size, dir, c -> c);
+    }
+
+    /** Starts {@code size} nodes; {@code tune} adjusts each node's config (snapshot threshold, ...). */
+    static LocalCluster start(int size, Path dir, UnaryOperator<NodeConfig> tune) {
+        LocalCluster cluster = new LocalCluster();
+        Map<String, String> peers = new LinkedHashMap<>();
+        for (int i = 1; i <= size; i++) {
+            peers.put("n" + i, "127.0.0.1:" + freePort());
+        }
+        for (String id : peers.keySet()) {
+            NodeConfig config = NodeConfig.of(id, peers, dir.resolve(id))
+                    .withElectionTimeout(Duration.ofMillis(500), Duration.ofMillis(1000));
+            cluster.configs.put(id, tune.apply(config));
+        }
+        try {
+            for (String id : peers.keySet()) {
+                cluster.startNode(id);
+            }
+            cluster.awaitLeader();
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    void startNode(String id) {
+        try {
+            running.put(id, RatchetNode.start(configs.get(id)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    void stopNode(String id) {
+        RatchetNode node = running.remove(id);
+        if (node != null) {
+            try {
+                node.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    void stopAll() {
+        new ArrayList<>(running.keySet()).forEach(this::stopNode);
+    }
+
+    void startAll() {
+        configs.keySet().stream().filter(id -> !running.containsKey(id)).forEach(this::startNode);
+    }
+
+    /** Waits for a leader that is ready to serve, and returns its id. */
+    String awaitLeader() {
+        return await().atMost(Duration.ofSeconds(30)).until(this::readyLeader, Optional::isPresent).orElseThrow();
+    }
+
+    private Optional<String> readyLeader() {
+        return running.entrySet().stream()
+                .filter(e -> {
+                    var info = division(e.getValue()).getInfo();
+                    return info.isLeader() && info.isLeaderReady();
+                })
+                .map(Map.Entry::getKey).findFirst();
+    }
+
+    String peers() {
+        return String.join(",", configs.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().peers().get(e.getKey())).toList());
+    }
+
+    /** A client with default options; closed with the cluster. */
+    RatchetClient client() {
+        return client(ClientOptions.parse(peers()));
+    }
+
+    RatchetClient client(ClientOptions options) {
+        RatchetClient client = RatchetClient.connect(options);
+        clients.add(client);
+        return client;
+    }
+
+    RaftServer.Division division(String id) {
+        return division(running.get(id));
+    }
+
+    private RaftServer.Division division(RatchetNode node) {
+        try {
+            return node.raftServer().getDivision(groupId);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    long appliedIndex(String id) {
+        return division(id).getInfo().getLastAppliedIndex();
+    }
+
+    /** Every item in one node's local store, read straight from its state machine. */
+    List<Item> itemsOn(String id) {
+        RatchetStateMachine sm = (RatchetStateMachine) division(id).getStateMachine();
+        List<Item> all = new ArrayList<>();
+        for (int start = 0; ; start += Limits.MAX_PAGE_SIZE) {
+            Query.ListItems page = new Query.ListItems("", start, Limits.MAX_PAGE_SIZE);
+            Message reply = sm.query(Message.valueOf(ByteString.copyFrom(Codec.encodeQuery(page)))).join();
+            List<Item> items = ((Result.Items) Codec.decodeResults(reply.getContent().toByteArray()).get(0)).items();
+            all.addAll(items);
+            if (items.size() < Limits.MAX_PAGE_SIZE) {
+                return all;
+            }
+        }
+    }
+
+    List<String> nodeIds() {
+        return List.copyOf(configs.keySet());
+    }
+
+    @Override
+    public void close() {
+        clients.forEach(RatchetClient::close);
+        stopAll();
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
