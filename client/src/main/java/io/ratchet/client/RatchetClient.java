@@ -286,7 +286,7 @@ public final class RatchetClient implements AutoCloseable {
                     }
                     replace(raft);
                     throw new UnknownOutcomeException("the write got no answer within " + options.operationTimeout().toSeconds()
-                            + " s and " + options.maxAttempts() + " attempts; it may or may not have been applied ("
+                            + " s (at most " + options.maxAttempts() + " attempts); it may or may not have been applied ("
                             + describe(cause) + ")", cause);
                 });
     }
@@ -333,7 +333,7 @@ public final class RatchetClient implements AutoCloseable {
         }
         replace(raft);
         throw new ClusterUnavailableException(what + " got no answer within " + options.operationTimeout().toSeconds()
-                + " s and " + options.maxAttempts() + " attempts (" + describe(cause) + ")", cause);
+                + " s (at most " + options.maxAttempts() + " attempts): " + describe(cause), cause);
     }
 
     private static Result decodeOne(RaftClientReply reply) {

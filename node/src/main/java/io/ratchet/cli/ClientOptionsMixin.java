@@ -1,11 +1,13 @@
 package io.ratchet.cli;
 
+import io.ratchet.client.ClientOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.node.NodeConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Properties;
 import picocli.CommandLine.Option;
 
@@ -17,8 +19,14 @@ public final class ClientOptionsMixin {
     @Option(names = "--json", description = "print one JSON object")
     boolean json;
 
+    @Option(names = "--timeout", defaultValue = "15s", description = "give up on the cluster after this long (default ${DEFAULT-VALUE})")
+    String timeout;
+
     RatchetClient connect() {
-        return RatchetClient.connect(resolvePeers());
+        Duration total = Durations.parse(timeout);
+        ClientOptions options = ClientOptions.parse(resolvePeers());
+        Duration perAttempt = total.compareTo(options.requestTimeout()) < 0 ? total : options.requestTimeout();
+        return RatchetClient.connect(options.withTimeouts(perAttempt, options.maxAttempts(), total));
     }
 
     String resolvePeers() {

@@ -1,0 +1,27 @@
+package io.ratchet.cli;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Durations as people type them: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}. */
+final class Durations {
+    private static final Pattern FORM = Pattern.compile("(\\d{1,12})(ms|s|m|h)");
+
+    private Durations() {
+    }
+
+    static Duration parse(String text) {
+        Matcher m = FORM.matcher(text == null ? "" : text.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration such as 500ms, 30s, 2m or 1h");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofHours(n);
+        };
+    }
+}

@@ -1,0 +1,211 @@
+package io.ratchet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.protocol.Json;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real thing, as a user runs it: {@code scripts/cluster start} launches three node JVMs from the
+ * built jar, and {@code scripts/ratchet} drives them. Runs after packaging (failsafe).
+ */
+class CommandLineIT {
+    private static final Path HOME = Path.of(System.getProperty("ratchet.home", "..")).toAbsolutePath().normalize();
+
+    @TempDir
+    static Path data;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Run start = run(List.of("scripts/cluster", "start"), 180);
+        assertEquals(0, start.code, start.toString());
+        assertTrue(start.out.contains("n1=127.0.0.1:"), "start prints the peers: " + start);
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        Run stop = run(List.of("scripts/cluster", "stop"), 60);
+        assertEquals(0, stop.code, stop.toString());
+    }
+
+    @Test
+    void aUserReservesAnEmailAndASecondReservationIsRefused() throws Exception {
+        JsonNode first = json(0, "put", "emails/ada@example.com", "\"users/1\"", "--index", "0");
+        assertTrue(first.get("successful").asBoolean());
+        long index = first.get("index").asLong();
+        assertTrue(index > 0);
+
+        JsonNode second = json(1, "put", "EMAILS/Ada@Example.com", "\"users/2\"", "--index", "0");
+        assertFalse(second.get("successful").asBoolean());
+        assertEquals(index, second.get("index").asLong());
+        assertEquals("users/1", second.get("value").asText());
+        assertEquals("emails/ada@example.com", second.get("key").asText());
+
+        JsonNode got = json(0, "get", "emails/ada@example.com");
+        assertEquals(index, got.get("index").asLong());
+        assertEquals("users/1", got.get("value").asText());
+        assertEquals(0, json(1, "get", "emails/nobody@example.com").get("index").asLong());
+    }
+
+    @Test
+    void updateDeleteAndListFollowTheIndex() throws Exception {
+        long created = json(0, "put", "tour/counter", "{\"n\":1}", "--index", "0", "--metadata", "{\"owner\":\"tour\"}")
+                .get("index").asLong();
+        JsonNode updated = json(0, "put", "tour/counter", "{\"n\":2}", "--index", String.valueOf(created));
+        long current = updated.get("index").asLong();
+        assertTrue(current > created);
+        assertEquals(current, json(1, "put", "tour/counter", "{\"n\":3}", "--index", String.valueOf(created)).get("index").asLong());
+        assertFalse(json(1, "delete", "tour/counter", "--index", String.valueOf(created)).get("successful").asBoolean());
+
+        json(0, "put", "tour/other", "true", "--index", "0");
+        JsonNode list = json(0, "list", "--prefix", "TOUR/");
+        assertEquals(2, list.get("items").size());
+        assertEquals("tour/counter", list.get("items").get(0).get("key").asText());
+        assertEquals(2, list.get("items").get(0).get("value").get("n").asInt());
+
+        JsonNode deleted = json(0, "delete", "tour/counter", "--index", String.valueOf(current));
+        assertTrue(deleted.get("successful").asBoolean());
+        assertEquals(0, deleted.get("index").asLong());
+        assertEquals(1, json(0, "list", "--prefix", "tour/").get("items").size());
+    }
+
+    @Test
+    void badInputExitsTwoWithAClearMessageAndWritesNothing() throws Exception {
+        List<List<String>> bad = List.of(
+                List.of("put", "", "1", "--index", "0"),
+                List.of("put", "bad/" + "k".repeat(600), "1", "--index", "0"),
+                List.of("put", "bad/null", "null", "--index", "0"),
+                List.of("put", "bad/json", "{nope", "--index", "0"),
+                List.of("put", "bad/index", "1", "--index", "-5"),
+                List.of("put", "bad/index", "1", "--index", "seven"),
+                List.of("put", "rvn-atomic/users/1", "{}", "--index", "0"),
+                List.of("delete", "bad/zero", "--index", "0"),
+                List.of("frobnicate"));
+        for (List<String> args : bad) {
+            Run r = ratchet(args);
+            assertEquals(ExitCode.INVALID, r.code, r.toString());
+            assertFalse(r.err.isBlank(), "a message says what is wrong: " + r);
+        }
+        Run withJson = ratchet(List.of("put", "bad/null", "null", "--index", "0", "--json"));
+        assertEquals("invalid_request", Json.parse(withJson.out).get("error").asText());
+        assertEquals(0, json(0, "list", "--prefix", "bad/").get("items").size());
+    }
+
+    @Test
+    void statusNamesTheLeaderAndKillingItLeavesTheClusterWritable() throws Exception {
+        JsonNode status = json(0, "status");
+        String leader = status.get("leader").asText();
+        assertEquals(3, status.get("nodes").size());
+
+        json(0, "put", "chaos/before", "1", "--index", "0");
+        Run killed = run(List.of("scripts/cluster", "kill-leader"), 60);
+        assertEquals(0, killed.code, killed.toString());
+        assertEquals(leader, killed.out.trim());
+
+        assertTrue(json(0, "put", "chaos/after", "2", "--index", "0").get("successful").asBoolean());
+        assertEquals(1, json(0, "get", "chaos/before").get("value").asInt());
+        assertNotEquals(leader, json(0, "status").get("leader").asText());
+
+        Run restarted = run(List.of("scripts/cluster", "start-node", leader), 60);
+        assertEquals(0, restarted.code, restarted.toString());
+    }
+
+    @Test
+    void anUnreachableClusterExitsThreeForReadsAndFourForWrites() throws Exception {
+        String nowhere = "127.0.0.1:" + freePort();
+        assertEquals(ExitCode.UNAVAILABLE, ratchet(List.of("get", "k", "--peers", nowhere, "--timeout", "2s")).code);
+        Run write = ratchet(List.of("put", "k", "1", "--index", "0", "--peers", nowhere, "--timeout", "2s", "--json"));
+        assertEquals(ExitCode.UNKNOWN_OUTCOME, write.code, write.toString());
+        assertEquals("unknown_outcome", Json.parse(write.out).get("error").asText());
+    }
+
+    // ---- helpers
+
+    private static JsonNode json(int expectedCode, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.add("--json");
+        Run r = ratchet(all);
+        assertEquals(expectedCode, r.code, r.toString());
+        return Json.parse(r.out);
+    }
+
+    private static Run ratchet(List<String> args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add("scripts/ratchet");
+        command.addAll(args);
+        return run(command, 60);
+    }
+
+    record Run(int code, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
+        }
+    }
+
+    private static Run run(List<String> command, int timeoutSeconds) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(HOME.toFile());
+        Map<String, String> env = pb.environment();
+        env.remove("RATCHET_PEERS");
+        env.put("RATCHET_DATA", data.toString());
+        env.putIfAbsent("RATCHET_BASE_PORT", String.valueOf(basePort()));
+        pb.redirectOutput(data.resolve("out.txt").toFile());
+        pb.redirectError(data.resolve("err.txt").toFile());
+        Process p = pb.start();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(command + " did not finish in " + timeoutSeconds + " s");
+        }
+        return new Run(p.exitValue(),
+                java.nio.file.Files.readString(data.resolve("out.txt"), StandardCharsets.UTF_8),
+                java.nio.file.Files.readString(data.resolve("err.txt"), StandardCharsets.UTF_8));
+    }
+
+    private static Integer base;
+
+    /** A base port whose next three ports are free now; chosen once, used for the whole class. */
+    private static synchronized int basePort() throws IOException {
+        if (base == null) {
+            for (int tries = 0; base == null && tries < 50; tries++) {
+                int candidate = ThreadLocalRandom.current().nextInt(20_000, 40_000);
+                if (free(candidate + 1) && free(candidate + 2) && free(candidate + 3)) {
+                    base = candidate;
+                }
+            }
+            if (base == null) {
+                throw new IOException("no three free consecutive ports found");
+            }
+        }
+        return base;
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket s = new ServerSocket(port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
