@@ -45,11 +45,6 @@ public final class Json {
         return json;
     }
 
-    /** Parses JSON text given by a user and returns its compact form. */
-    public static String compact(String json) {
-        return write(parse(json));
-    }
-
     public static JsonNode parse(String json) {
         try {
             return MAPPER.readTree(json);
