@@ -1,32 +1,49 @@
 package io.ratchet.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
-import io.ratchet.protocol.Result;
 
 /**
  * The outcome of a conditional put or delete, as in RavenDB: a failed condition is a normal result.
- * When {@code successful}, a put's {@code index} is the item's new index and {@code value} what was
- * stored; a delete's index is 0 and value null. When not, {@code index} and {@code value} are the
- * item's current ones (0 and null when it is absent), so a retry loop can recompute from them
- * without another read.
- *
- * @param value    compact JSON text, or null
- * @param metadata compact JSON object text, or null
+ * When {@code successful}, {@code item} is the state the write left (null after a delete); when not,
+ * the item's current state (null when absent), so a retry loop can recompute from it without
+ * another read.
  */
-public record CompareExchangeResult(boolean successful, String key, long index, String value, String metadata) {
+public record CompareExchangeResult(boolean successful, String key, Item item) {
 
-    static CompareExchangeResult of(Result.Write w) {
-        return new CompareExchangeResult(w.successful(), w.key(), w.index(), w.value(), w.metadata());
+    /** After a success, the item's new index (0 after a delete); after a failure, its current index (0 when absent). */
+    public long index() {
+        return item == null ? 0 : item.index();
+    }
+
+    /** Compact JSON text of the value, or null when there is no item. */
+    public String value() {
+        return item == null ? null : item.value();
+    }
+
+    /** Compact JSON text of the metadata, or null. */
+    public String metadata() {
+        return item == null ? null : item.metadata();
+    }
+
+    /** The index at which the item was created: for a lock, the holder's fencing token. 0 when absent. */
+    public long createdIndex() {
+        return item == null ? 0 : item.createdIndex();
+    }
+
+    /** Cluster time (epoch milliseconds) at which the item expires; 0 for never or absent. */
+    public long expiresAt() {
+        return item == null ? 0 : item.expiresAt();
     }
 
     /** The value as a JSON tree, or null. */
     public JsonNode valueNode() {
-        return value == null ? null : Json.parse(value);
+        return item == null ? null : item.valueNode();
     }
 
     /** The value bound to {@code type} with Jackson, or null. */
     public <T> T valueAs(Class<T> type) {
-        return value == null ? null : Json.MAPPER.convertValue(valueNode(), type);
+        return item == null ? null : Json.MAPPER.convertValue(item.valueNode(), type);
     }
 }

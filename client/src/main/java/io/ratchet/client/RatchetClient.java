@@ -2,13 +2,16 @@ package io.ratchet.client;
 
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Document;
 import io.ratchet.protocol.GroupName;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -58,7 +61,12 @@ public final class RatchetClient implements AutoCloseable {
      * a client whose ordered stream broke, so a fresh one (with a fresh client id) takes over.
      */
     private final AtomicReference<RaftClient> raft = new AtomicReference<>();
+    /** Watches hold their answer for long; they get a client of their own with a long request timeout. */
+    private final AtomicReference<RaftClient> watchRaft = new AtomicReference<>();
     private volatile boolean closed;
+
+    /** The longest a single watch may wait. */
+    public static final Duration MAX_WATCH = Duration.ofSeconds(60);
 
     private RatchetClient(ClientOptions options) {
         this.options = options;
@@ -70,9 +78,24 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     private RaftClient newRaftClient() {
+        return newRaftClient(options.requestTimeout());
+    }
+
+    private RaftClient watchClient() {
+        synchronized (raft) {
+            RaftClient client = watchRaft.get();
+            if (client == null && !closed) {
+                client = newRaftClient(MAX_WATCH.plus(options.requestTimeout()));
+                watchRaft.set(client);
+            }
+            return client;
+        }
+    }
+
+    private RaftClient newRaftClient(Duration requestTimeout) {
         RaftProperties properties = new RaftProperties();
         RaftClientConfigKeys.Rpc.setRequestTimeout(properties,
-                TimeDuration.valueOf(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
+                TimeDuration.valueOf(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
         return RaftClient.newBuilder()
                 .setClientId(ClientId.randomId())
                 .setRaftGroup(group)
@@ -89,10 +112,16 @@ public final class RatchetClient implements AutoCloseable {
     /** Swaps in a fresh Ratis client for one whose request went unanswered; later callers use the new one. */
     private void replace(RaftClient failed) {
         synchronized (raft) {
-            if (closed || raft.get() != failed) {
+            if (closed) {
                 return;
             }
-            raft.set(newRaftClient());
+            if (raft.get() == failed) {
+                raft.set(newRaftClient());
+            } else if (watchRaft.get() == failed) {
+                watchRaft.set(null);
+            } else {
+                return;
+            }
         }
         closeQuietly(failed);
     }
@@ -137,12 +166,65 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return writeOne(put);
+        return writeAsync(put);
     }
 
     /** Removes {@code key} if {@code index} equals its current index. */
     public CompletableFuture<CompareExchangeResult> deleteAsync(String key, long index) {
-        return writeOne(new Command.Delete(key, index));
+        return writeAsync(new Command.Delete(key, index));
+    }
+
+    /**
+     * Sends one put or delete as given, with every option the protocol has (a time-to-live judged on
+     * cluster time, "expired counts as absent"): what the lock and reservation recipes are built on.
+     */
+    public CompletableFuture<CompareExchangeResult> writeAsync(Command.Op write) {
+        if (!(write instanceof Command.Put) && !(write instanceof Command.Delete)) {
+            return CompletableFuture.failedFuture(invalid(new InvalidCommandException(
+                    "only a put or a delete stands alone; other operations go in a transaction")));
+        }
+        return submitAsync(Request.of(List.of((Command) write))).thenApply(results -> toWriteResult(results.get(0)));
+    }
+
+    /**
+     * Applies every operation or none, in one log entry: all conditions are checked first, then all
+     * writes land at one index. A failed condition is a normal result listing every conflict.
+     */
+    public CompletableFuture<TransactionResult> transactionAsync(List<Command.Op> ops) {
+        return transactionAsync(ops, null, null);
+    }
+
+    /**
+     * As {@link #transactionAsync(List)}, with an idempotency key: within {@code retention} a resend
+     * of the same key, even from another client after a lost answer, returns the first outcome
+     * instead of applying again.
+     */
+    public CompletableFuture<TransactionResult> transactionAsync(List<Command.Op> ops, String idempotencyKey,
+                                                                 Duration retention) {
+        Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(),
+                List.of(new Command.Transaction(ops)));
+        return submitAsync(request).thenApply(results -> {
+            Result result = results.get(0);
+            if (result instanceof Result.Rejected r) {
+                throw invalid(new InvalidCommandException(r.reason()));
+            }
+            Result.Txn txn = (Result.Txn) result;
+            return new TransactionResult(txn.successful(), txn.index(), txn.conflicts());
+        });
+    }
+
+    /**
+     * Sends one raw request: its commands apply in order in one log entry, and the results come back
+     * in the same order. The building block of the typed methods; a {@link Result.Rejected} in the
+     * results means that command was invalid and wrote nothing.
+     */
+    public CompletableFuture<List<Result>> submitAsync(Request request) {
+        try {
+            request.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        return write(request);
     }
 
     public CompareExchangeResult put(String key, Object value, long index) {
@@ -155,6 +237,18 @@ public final class RatchetClient implements AutoCloseable {
 
     public CompareExchangeResult delete(String key, long index) {
         return await(deleteAsync(key, index));
+    }
+
+    public CompareExchangeResult write(Command.Op write) {
+        return await(writeAsync(write));
+    }
+
+    public TransactionResult transaction(List<Command.Op> ops) {
+        return await(transactionAsync(ops));
+    }
+
+    public TransactionResult transaction(List<Command.Op> ops, String idempotencyKey, Duration retention) {
+        return await(transactionAsync(ops, idempotencyKey, retention));
     }
 
     // ---- reads
@@ -188,8 +282,46 @@ public final class RatchetClient implements AutoCloseable {
         return staleFrom(new ArrayList<>(group.getPeers()), 0, get, null);
     }
 
+    /** The document under {@code id} with its guard index, linearizably. */
+    public CompletableFuture<Optional<Document>> getDocumentAsync(String id) {
+        return read(new Query.GetDocument(id)).thenApply(r -> Optional.ofNullable(((Result.DocumentFound) r).document()));
+    }
+
+    /**
+     * Waits until {@code key} is put or deleted at an index above {@code afterIndex}, or {@code timeout}
+     * passes (at most {@link #MAX_WATCH}); the answer carries the key's state. Served by the leader
+     * without polling: apply completes it.
+     */
+    public CompletableFuture<WatchResult> watchAsync(String key, long afterIndex, Duration timeout) {
+        if (timeout.compareTo(MAX_WATCH) > 0 || timeout.isNegative() || timeout.isZero()) {
+            return CompletableFuture.failedFuture(invalid(new InvalidCommandException(
+                    "watch timeout must be above 0 and at most " + MAX_WATCH.toSeconds() + " s")));
+        }
+        Query.Watch watch = new Query.Watch(key, afterIndex, timeout.toMillis());
+        try {
+            watch.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        RaftClient watcher = watchClient();
+        return watcher.async().sendReadOnlyUnordered(message(Codec.encodeQuery(watch)))
+                .orTimeout(timeout.toMillis() + options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .handle((reply, error) -> {
+                    Result.Watched w = (Result.Watched) decodeOrFail(watcher, reply, error, "the watch");
+                    return new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item()));
+                });
+    }
+
     public Optional<Item> get(String key) {
         return await(getAsync(key));
+    }
+
+    public Optional<Document> getDocument(String id) {
+        return await(getDocumentAsync(id));
+    }
+
+    public WatchResult watch(String key, long afterIndex, Duration timeout) {
+        return await(watchAsync(key, afterIndex, timeout));
     }
 
     public List<Item> getAll(Collection<String> keys) {
@@ -245,33 +377,31 @@ public final class RatchetClient implements AutoCloseable {
     @Override
     public void close() {
         RaftClient last;
+        RaftClient watcher;
         synchronized (raft) {
             closed = true;
             last = raft.get();
+            watcher = watchRaft.getAndSet(null);
         }
         closeQuietly(last);
+        if (watcher != null) {
+            closeQuietly(watcher);
+        }
     }
 
     // ---- the send path
 
-    private CompletableFuture<CompareExchangeResult> writeOne(Command command) {
-        return write(List.of(command)).thenApply(results -> {
-            Result result = results.get(0);
-            if (result instanceof Result.Rejected r) {
-                throw invalid(new InvalidCommandException(r.reason()));
-            }
-            return CompareExchangeResult.of((Result.Write) result);
-        });
+    private static CompareExchangeResult toWriteResult(Result result) {
+        if (result instanceof Result.Rejected r) {
+            throw invalid(new InvalidCommandException(r.reason()));
+        }
+        Result.Write w = (Result.Write) result;
+        return new CompareExchangeResult(w.successful(), w.key(), w.item());
     }
 
-    /** Sends commands as one request: they enter one log entry and apply in order at its index. */
-    CompletableFuture<List<Result>> write(List<Command> commands) {
-        try {
-            commands.forEach(Command::validate);
-        } catch (InvalidCommandException e) {
-            return CompletableFuture.failedFuture(invalid(e));
-        }
-        byte[] request = Codec.encodeWriteRequest(commands);
+    /** Sends a validated request: its commands enter one log entry and apply in order at its index. */
+    private CompletableFuture<List<Result>> write(Request validated) {
+        byte[] request = Codec.encodeRequests(List.of(validated));
         RaftClient raft = this.raft.get();
         return raft.async().send(message(request))
                 .orTimeout(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)

@@ -1,5 +1,6 @@
 package io.ratchet.protocol;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -20,143 +21,266 @@ public final class Codec {
     /** Bumped whenever an encoding changes; log entries and snapshots written with it say so. */
     public static final byte FORMAT_VERSION = 1;
 
-    private static final byte KIND_WRITE_REQUEST = 1;
+    private static final byte KIND_REQUESTS = 1;
     private static final byte KIND_ENTRY = 2;
     private static final byte KIND_QUERY = 3;
     private static final byte KIND_RESULTS = 4;
 
+    // commands and transaction operations share one tag space
     private static final byte PUT = 1;
     private static final byte DELETE = 2;
+    private static final byte TRANSACTION = 3;
+    private static final byte SWEEP = 4;
+    private static final byte CHECK = 5;
+    private static final byte PUT_DOCUMENT = 6;
+    private static final byte DELETE_DOCUMENT = 7;
 
     private static final byte GET = 1;
     private static final byte GET_ALL = 2;
     private static final byte LIST = 3;
     private static final byte STATS = 4;
+    private static final byte WATCH = 5;
+    private static final byte GET_DOCUMENT = 6;
 
     private static final byte WRITE = 1;
     private static final byte REJECTED = 2;
     private static final byte FOUND = 3;
     private static final byte ITEMS = 4;
     private static final byte STATS_RESULT = 5;
+    private static final byte TXN = 6;
+    private static final byte SWEPT = 7;
+    private static final byte WATCHED = 8;
+    private static final byte DOCUMENT_FOUND = 9;
+
+    /** Entries may hold several requests (group commit), so counts inside them get a generous bound. */
+    private static final int MAX_COUNT = 1 << 20;
 
     private Codec() {
     }
 
-    public static byte[] encodeWriteRequest(List<Command> commands) {
-        return encode(KIND_WRITE_REQUEST, out -> writeCommands(out, commands));
+    // ---- top-level messages
+
+    /** What a client sends for writes: one or more requests, applied in order. */
+    public static byte[] encodeRequests(List<Request> requests) {
+        return encode(KIND_REQUESTS, out -> writeRequests(out, requests));
     }
 
-    public static List<Command> decodeWriteRequest(byte[] bytes) {
-        return decode(bytes, KIND_WRITE_REQUEST, Codec::readCommands);
+    public static List<Request> decodeRequests(byte[] bytes) {
+        return decode(bytes, KIND_REQUESTS, Codec::readRequests);
     }
 
     public static byte[] encodeEntry(Entry entry) {
         return encode(KIND_ENTRY, out -> {
             out.writeLong(entry.stamp());
-            writeCommands(out, entry.commands());
+            writeRequests(out, entry.requests());
         });
     }
 
     public static Entry decodeEntry(byte[] bytes) {
-        return decode(bytes, KIND_ENTRY, in -> new Entry(in.readLong(), readCommands(in)));
+        return decode(bytes, KIND_ENTRY, in -> new Entry(in.readLong(), readRequests(in)));
     }
 
     public static byte[] encodeQuery(Query query) {
-        return encode(KIND_QUERY, out -> {
-            if (query instanceof Query.Get g) {
-                out.writeByte(GET);
-                writeString(out, g.key());
-            } else if (query instanceof Query.GetAll g) {
-                out.writeByte(GET_ALL);
-                out.writeInt(g.keys().size());
-                for (String key : g.keys()) {
-                    writeString(out, key);
-                }
-            } else if (query instanceof Query.ListItems l) {
-                out.writeByte(LIST);
-                writeString(out, l.prefix());
-                out.writeInt(l.start());
-                out.writeInt(l.pageSize());
-            } else if (query instanceof Query.Stats) {
-                out.writeByte(STATS);
-            } else {
-                throw new IllegalArgumentException("no encoding for " + query);
-            }
-        });
+        return encode(KIND_QUERY, out -> writeQuery(out, query));
     }
 
     public static Query decodeQuery(byte[] bytes) {
-        return decode(bytes, KIND_QUERY, in -> {
-            byte type = in.readByte();
-            return switch (type) {
-                case GET -> new Query.Get(readString(in));
-                case GET_ALL -> {
-                    int n = readCount(in, Limits.MAX_GET_ALL_KEYS);
-                    List<String> keys = new ArrayList<>(n);
-                    for (int i = 0; i < n; i++) {
-                        keys.add(readString(in));
-                    }
-                    yield new Query.GetAll(keys);
-                }
-                case LIST -> new Query.ListItems(readString(in), in.readInt(), in.readInt());
-                case STATS -> new Query.Stats();
-                default -> throw new InvalidCommandException("unknown query type " + type);
-            };
-        });
+        return decode(bytes, KIND_QUERY, Codec::readQuery);
     }
 
     public static byte[] encodeResults(List<Result> results) {
-        return encode(KIND_RESULTS, out -> {
-            out.writeInt(results.size());
-            for (Result result : results) {
-                writeResult(out, result);
-            }
-        });
+        return encode(KIND_RESULTS, out -> writeResults(out, results));
     }
 
     public static List<Result> decodeResults(byte[] bytes) {
-        return decode(bytes, KIND_RESULTS, in -> {
-            int n = readCount(in, Integer.MAX_VALUE);
-            List<Result> results = new ArrayList<>(Math.min(n, 1024));
-            for (int i = 0; i < n; i++) {
-                results.add(readResult(in));
-            }
-            return results;
-        });
+        return decode(bytes, KIND_RESULTS, Codec::readResults);
     }
 
-    private static void writeCommands(DataOutputStream out, List<Command> commands) throws IOException {
-        out.writeInt(commands.size());
-        for (Command command : commands) {
-            if (command instanceof Command.Put p) {
-                out.writeByte(PUT);
-                writeString(out, p.key());
-                writeString(out, p.value());
-                out.writeLong(p.index());
-                writeString(out, p.metadata());
-            } else if (command instanceof Command.Delete d) {
-                out.writeByte(DELETE);
-                writeString(out, d.key());
-                out.writeLong(d.index());
-            } else {
-                throw new IllegalArgumentException("no encoding for " + command);
+    // ---- requests and commands
+
+    private static void writeRequests(DataOutputStream out, List<Request> requests) throws IOException {
+        out.writeInt(requests.size());
+        for (Request r : requests) {
+            writeString(out, r.idempotencyKey());
+            out.writeLong(r.retentionMillis());
+            out.writeInt(r.commands().size());
+            for (Command c : r.commands()) {
+                writeCommand(out, c);
             }
         }
     }
 
-    private static List<Command> readCommands(DataInputStream in) throws IOException {
-        // Entries may hold several requests' commands (group commit), so the bound is generous.
-        int n = readCount(in, Limits.MAX_COMMANDS_PER_REQUEST * 64);
-        List<Command> commands = new ArrayList<>(n);
+    private static List<Request> readRequests(DataInputStream in) throws IOException {
+        int n = readCount(in);
+        List<Request> requests = new ArrayList<>(Math.min(n, 64));
         for (int i = 0; i < n; i++) {
-            byte type = in.readByte();
-            commands.add(switch (type) {
-                case PUT -> new Command.Put(readString(in), readString(in), in.readLong(), readString(in));
-                case DELETE -> new Command.Delete(readString(in), in.readLong());
-                default -> throw new InvalidCommandException("unknown command type " + type);
-            });
+            String key = readString(in);
+            long retention = in.readLong();
+            int m = readCount(in);
+            List<Command> commands = new ArrayList<>(Math.min(m, 64));
+            for (int j = 0; j < m; j++) {
+                commands.add(readCommand(in));
+            }
+            requests.add(new Request(key, retention, commands));
         }
-        return commands;
+        return requests;
+    }
+
+    private static void writeCommand(DataOutputStream out, Command command) throws IOException {
+        if (command instanceof Command.Transaction t) {
+            out.writeByte(TRANSACTION);
+            out.writeInt(t.ops().size());
+            for (Command.Op op : t.ops()) {
+                writeOp(out, op);
+            }
+        } else if (command instanceof Command.Sweep s) {
+            out.writeByte(SWEEP);
+            out.writeInt(s.candidates().size());
+            for (Command.KeyIndex c : s.candidates()) {
+                writeString(out, c.key());
+                out.writeLong(c.index());
+            }
+        } else {
+            writeOp(out, (Command.Op) command);
+        }
+    }
+
+    private static Command readCommand(DataInputStream in) throws IOException {
+        byte type = in.readByte();
+        if (type == TRANSACTION) {
+            int n = readCount(in);
+            List<Command.Op> ops = new ArrayList<>(Math.min(n, 64));
+            for (int i = 0; i < n; i++) {
+                ops.add(readOp(in, in.readByte()));
+            }
+            return new Command.Transaction(ops);
+        }
+        if (type == SWEEP) {
+            int n = readCount(in);
+            List<Command.KeyIndex> candidates = new ArrayList<>(Math.min(n, 64));
+            for (int i = 0; i < n; i++) {
+                candidates.add(new Command.KeyIndex(readString(in), in.readLong()));
+            }
+            return new Command.Sweep(candidates);
+        }
+        Command.Op op = readOp(in, type);
+        if (op instanceof Command c) {
+            return c;
+        }
+        throw new InvalidCommandException("operation type " + type + " is only valid inside a transaction");
+    }
+
+    private static void writeOp(DataOutputStream out, Command.Op op) throws IOException {
+        if (op instanceof Command.Put p) {
+            out.writeByte(PUT);
+            writeString(out, p.key());
+            writeString(out, p.value());
+            out.writeLong(p.index());
+            writeString(out, p.metadata());
+            out.writeLong(p.ttlMillis());
+            out.writeBoolean(p.expiredIsAbsent());
+        } else if (op instanceof Command.Delete d) {
+            out.writeByte(DELETE);
+            writeString(out, d.key());
+            out.writeLong(d.index());
+        } else if (op instanceof Command.Check c) {
+            out.writeByte(CHECK);
+            writeString(out, c.key());
+            out.writeLong(c.index());
+        } else if (op instanceof Command.PutDocument d) {
+            out.writeByte(PUT_DOCUMENT);
+            writeString(out, d.id());
+            writeString(out, d.json());
+            out.writeLong(d.guardIndex());
+        } else if (op instanceof Command.DeleteDocument d) {
+            out.writeByte(DELETE_DOCUMENT);
+            writeString(out, d.id());
+            out.writeLong(d.guardIndex());
+        } else {
+            throw new IllegalArgumentException("no encoding for " + op);
+        }
+    }
+
+    private static Command.Op readOp(DataInputStream in, byte type) throws IOException {
+        return switch (type) {
+            case PUT -> new Command.Put(readString(in), readString(in), in.readLong(), readString(in), in.readLong(),
+                    in.readBoolean());
+            case DELETE -> new Command.Delete(readString(in), in.readLong());
+            case CHECK -> new Command.Check(readString(in), in.readLong());
+            case PUT_DOCUMENT -> new Command.PutDocument(readString(in), readString(in), in.readLong());
+            case DELETE_DOCUMENT -> new Command.DeleteDocument(readString(in), in.readLong());
+            default -> throw new InvalidCommandException("unknown command type " + type);
+        };
+    }
+
+    // ---- queries
+
+    private static void writeQuery(DataOutputStream out, Query query) throws IOException {
+        if (query instanceof Query.Get g) {
+            out.writeByte(GET);
+            writeString(out, g.key());
+        } else if (query instanceof Query.GetAll g) {
+            out.writeByte(GET_ALL);
+            out.writeInt(g.keys().size());
+            for (String key : g.keys()) {
+                writeString(out, key);
+            }
+        } else if (query instanceof Query.ListItems l) {
+            out.writeByte(LIST);
+            writeString(out, l.prefix());
+            out.writeInt(l.start());
+            out.writeInt(l.pageSize());
+        } else if (query instanceof Query.Stats) {
+            out.writeByte(STATS);
+        } else if (query instanceof Query.Watch w) {
+            out.writeByte(WATCH);
+            writeString(out, w.key());
+            out.writeLong(w.afterIndex());
+            out.writeLong(w.timeoutMillis());
+        } else if (query instanceof Query.GetDocument g) {
+            out.writeByte(GET_DOCUMENT);
+            writeString(out, g.id());
+        } else {
+            throw new IllegalArgumentException("no encoding for " + query);
+        }
+    }
+
+    private static Query readQuery(DataInputStream in) throws IOException {
+        byte type = in.readByte();
+        return switch (type) {
+            case GET -> new Query.Get(readString(in));
+            case GET_ALL -> {
+                int n = readCount(in);
+                List<String> keys = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    keys.add(readString(in));
+                }
+                yield new Query.GetAll(keys);
+            }
+            case LIST -> new Query.ListItems(readString(in), in.readInt(), in.readInt());
+            case STATS -> new Query.Stats();
+            case WATCH -> new Query.Watch(readString(in), in.readLong(), in.readLong());
+            case GET_DOCUMENT -> new Query.GetDocument(readString(in));
+            default -> throw new InvalidCommandException("unknown query type " + type);
+        };
+    }
+
+    // ---- results
+
+    private static void writeResults(DataOutputStream out, List<Result> results) throws IOException {
+        out.writeInt(results.size());
+        for (Result result : results) {
+            writeResult(out, result);
+        }
+    }
+
+    private static List<Result> readResults(DataInputStream in) throws IOException {
+        int n = readCount(in);
+        List<Result> results = new ArrayList<>(Math.min(n, 64));
+        for (int i = 0; i < n; i++) {
+            results.add(readResult(in));
+        }
+        return results;
     }
 
     private static void writeResult(DataOutputStream out, Result result) throws IOException {
@@ -164,18 +288,26 @@ public final class Codec {
             out.writeByte(WRITE);
             out.writeBoolean(w.successful());
             writeString(out, w.key());
-            out.writeLong(w.index());
-            writeString(out, w.value());
-            writeString(out, w.metadata());
+            writeNullableItem(out, w.item());
+        } else if (result instanceof Result.Txn t) {
+            out.writeByte(TXN);
+            out.writeBoolean(t.successful());
+            out.writeLong(t.index());
+            out.writeInt(t.conflicts().size());
+            for (Result.Conflict c : t.conflicts()) {
+                writeString(out, c.key());
+                out.writeLong(c.expected());
+                out.writeLong(c.actual());
+            }
+        } else if (result instanceof Result.Swept s) {
+            out.writeByte(SWEPT);
+            out.writeInt(s.removed());
         } else if (result instanceof Result.Rejected r) {
             out.writeByte(REJECTED);
             writeString(out, r.reason());
         } else if (result instanceof Result.Found f) {
             out.writeByte(FOUND);
-            out.writeBoolean(f.item() != null);
-            if (f.item() != null) {
-                writeItem(out, f.item());
-            }
+            writeNullableItem(out, f.item());
         } else if (result instanceof Result.Items items) {
             out.writeByte(ITEMS);
             out.writeInt(items.items().size());
@@ -187,6 +319,17 @@ public final class Codec {
             out.writeLong(s.appliedIndex());
             out.writeLong(s.clusterTime());
             out.writeLong(s.itemCount());
+        } else if (result instanceof Result.Watched w) {
+            out.writeByte(WATCHED);
+            out.writeBoolean(w.changed());
+            out.writeLong(w.lastChange());
+            writeNullableItem(out, w.item());
+        } else if (result instanceof Result.DocumentFound d) {
+            out.writeByte(DOCUMENT_FOUND);
+            out.writeBoolean(d.document() != null);
+            if (d.document() != null) {
+                writeDocument(out, d.document());
+            }
         } else {
             throw new IllegalArgumentException("no encoding for " + result);
         }
@@ -195,35 +338,69 @@ public final class Codec {
     private static Result readResult(DataInputStream in) throws IOException {
         byte type = in.readByte();
         return switch (type) {
-            case WRITE -> new Result.Write(in.readBoolean(), readString(in), in.readLong(), readString(in), readString(in));
+            case WRITE -> new Result.Write(in.readBoolean(), readString(in), readNullableItem(in));
+            case TXN -> {
+                boolean ok = in.readBoolean();
+                long index = in.readLong();
+                int n = readCount(in);
+                List<Result.Conflict> conflicts = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    conflicts.add(new Result.Conflict(readString(in), in.readLong(), in.readLong()));
+                }
+                yield new Result.Txn(ok, index, conflicts);
+            }
+            case SWEPT -> new Result.Swept(in.readInt());
             case REJECTED -> new Result.Rejected(readString(in));
-            case FOUND -> new Result.Found(in.readBoolean() ? readItem(in) : null);
+            case FOUND -> new Result.Found(readNullableItem(in));
             case ITEMS -> {
-                int n = readCount(in, Integer.MAX_VALUE);
-                List<Item> items = new ArrayList<>(Math.min(n, 1024));
+                int n = readCount(in);
+                List<Item> items = new ArrayList<>(Math.min(n, 64));
                 for (int i = 0; i < n; i++) {
                     items.add(readItem(in));
                 }
                 yield new Result.Items(items);
             }
             case STATS_RESULT -> new Result.Stats(in.readLong(), in.readLong(), in.readLong());
+            case WATCHED -> new Result.Watched(in.readBoolean(), in.readLong(), readNullableItem(in));
+            case DOCUMENT_FOUND -> new Result.DocumentFound(in.readBoolean() ? readDocument(in) : null);
             default -> throw new InvalidCommandException("unknown result type " + type);
         };
     }
 
-    /** Items are also the unit of a snapshot, hence public. */
+    // ---- values shared with snapshots
+
     public static void writeItem(DataOutputStream out, Item item) throws IOException {
         writeString(out, item.key());
         writeString(out, item.value());
         out.writeLong(item.index());
+        out.writeLong(item.createdIndex());
+        out.writeLong(item.expiresAt());
         writeString(out, item.metadata());
     }
 
     public static Item readItem(DataInputStream in) throws IOException {
-        return new Item(readString(in), readString(in), in.readLong(), readString(in));
+        return new Item(readString(in), readString(in), in.readLong(), in.readLong(), in.readLong(), readString(in));
     }
 
-    private static void writeString(DataOutputStream out, String s) throws IOException {
+    public static void writeDocument(DataOutputStream out, Document document) throws IOException {
+        writeString(out, document.id());
+        writeString(out, document.json());
+        out.writeLong(document.index());
+    }
+
+    public static Document readDocument(DataInputStream in) throws IOException {
+        return new Document(readString(in), readString(in), in.readLong());
+    }
+
+    public static void writeResultList(DataOutputStream out, List<Result> results) throws IOException {
+        writeResults(out, results);
+    }
+
+    public static List<Result> readResultList(DataInputStream in) throws IOException {
+        return readResults(in);
+    }
+
+    public static void writeString(DataOutputStream out, String s) throws IOException {
         if (s == null) {
             out.writeInt(-1);
             return;
@@ -233,20 +410,36 @@ public final class Codec {
         out.write(bytes);
     }
 
-    private static String readString(DataInputStream in) throws IOException {
+    public static String readString(DataInputStream in) throws IOException {
         int n = in.readInt();
         if (n == -1) {
             return null;
         }
-        if (n < 0 || n > in.available()) {
-            throw new InvalidCommandException("string length " + n + " does not fit the message");
+        // Snapshots stream from disk, where available() says little; messages are in memory.
+        if (n < 0 || n > Limits.MAX_REQUEST_BYTES * 2) {
+            throw new InvalidCommandException("string length " + n + " is out of range");
         }
-        return new String(in.readNBytes(n), StandardCharsets.UTF_8);
+        byte[] bytes = in.readNBytes(n);
+        if (bytes.length != n) {
+            throw new EOFException();
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    private static int readCount(DataInputStream in, int max) throws IOException {
+    private static void writeNullableItem(DataOutputStream out, Item item) throws IOException {
+        out.writeBoolean(item != null);
+        if (item != null) {
+            writeItem(out, item);
+        }
+    }
+
+    private static Item readNullableItem(DataInputStream in) throws IOException {
+        return in.readBoolean() ? readItem(in) : null;
+    }
+
+    private static int readCount(DataInputStream in) throws IOException {
         int n = in.readInt();
-        if (n < 0 || n > max) {
+        if (n < 0 || n > MAX_COUNT) {
             throw new InvalidCommandException("count " + n + " is out of range");
         }
         return n;
@@ -275,7 +468,7 @@ public final class Codec {
     }
 
     private static <T> T decode(byte[] bytes, byte kind, Reader<T> body) {
-        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes))) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             checkHeader(in, kind);
             T value = body.read(in);
             if (in.available() != 0) {

@@ -1,36 +1,69 @@
 package io.ratchet.protocol;
 
-/**
- * A write that goes through the Raft log. Each is conditioned on an item's index: the Raft log index
- * of the entry that last wrote it. Index 0 names an absent item.
- */
-public sealed interface Command permits Command.Put, Command.Delete {
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
-    /** The key the command is conditioned on. */
-    String key();
+/**
+ * A write that goes through the Raft log. Writes are conditioned on an item's index: the Raft log index
+ * of the entry that last wrote it; index 0 names an absent item.
+ */
+public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep {
 
     /** Checks the command's own fields; throws {@link InvalidCommandException} when one is bad. */
     void validate();
+
+    /** One operation of a {@link Transaction}: a condition on {@code key()} at {@code index()}, maybe a write. */
+    sealed interface Op permits Put, Delete, Check, PutDocument, DeleteDocument {
+        /** The item the condition names (for a document op, its guard). */
+        String key();
+
+        /** The index the item must have (0: absent). */
+        long index();
+
+        void validate();
+    }
 
     /**
      * Store {@code value} under {@code key} when {@code index} is 0 and the key is absent (create-only),
      * or {@code index} equals the item's current index.
      *
-     * @param value    compact JSON text, any value but null
-     * @param metadata compact JSON object text, or null for none
+     * @param value            compact JSON text, any value but null
+     * @param metadata         compact JSON object text, or null for none
+     * @param ttlMillis        when above 0, the item expires this long after the entry's cluster time
+     *                         ({@code @expires} is set from it); a put at an index with a ttl renews,
+     *                         and fails once the item has expired
+     * @param expiredIsAbsent  with index 0: an item that has expired at cluster time counts as absent
+     *                         and is replaced (how a lock is taken over from a holder whose lease ran out)
      */
-    record Put(String key, String value, long index, String metadata) implements Command {
+    record Put(String key, String value, long index, String metadata, long ttlMillis, boolean expiredIsAbsent)
+            implements Command, Op {
+
+        public Put(String key, String value, long index, String metadata) {
+            this(key, value, index, metadata, 0, false);
+        }
+
         @Override
         public void validate() {
             Keys.validateWritable(key);
             checkIndex(index);
             Json.validateValue(value);
             Json.validateMetadata(metadata);
+            if (ttlMillis < 0 || ttlMillis > Expiry.MAX_TTL_MILLIS) {
+                throw new InvalidCommandException("ttl must be 0 (none) .. 366 days, not " + ttlMillis + " ms");
+            }
+            long expires = Expiry.fromMetadata(metadata);
+            if (ttlMillis > 0 && expires != 0) {
+                throw new InvalidCommandException("give a ttl or an " + Expiry.FIELD + " instant, not both");
+            }
+            if (expiredIsAbsent && index != 0) {
+                throw new InvalidCommandException("'expired counts as absent' goes with index 0 (create), not " + index);
+            }
         }
     }
 
     /** Remove {@code key} when {@code index} (never 0) equals the item's current index. */
-    record Delete(String key, long index) implements Command {
+    record Delete(String key, long index) implements Command, Op {
         @Override
         public void validate() {
             Keys.validateWritable(key);
@@ -41,9 +74,126 @@ public sealed interface Command permits Command.Put, Command.Delete {
         }
     }
 
+    /** A condition only: {@code key} must have {@code index} (0: be absent). Guards may be checked. */
+    record Check(String key, long index) implements Op {
+        @Override
+        public void validate() {
+            Keys.validate(key);
+            checkIndex(index);
+        }
+    }
+
+    /**
+     * Store a document and move its Atomic Guard in the same entry. {@code guardIndex} 0 creates the
+     * document and its guard (create-only); otherwise it must equal the guard's current index.
+     *
+     * @param json compact JSON object text
+     */
+    record PutDocument(String id, String json, long guardIndex) implements Op {
+        @Override
+        public String key() {
+            return Document.guardKey(id);
+        }
+
+        @Override
+        public long index() {
+            return guardIndex;
+        }
+
+        @Override
+        public void validate() {
+            checkDocumentId(id);
+            checkIndex(guardIndex);
+            Json.validateValue(json);
+            if (!json.startsWith("{")) {
+                throw new InvalidCommandException("document '" + id + "' must be a JSON object");
+            }
+        }
+    }
+
+    /** Delete a document and its Atomic Guard; {@code guardIndex} must equal the guard's index. */
+    record DeleteDocument(String id, long guardIndex) implements Op {
+        @Override
+        public String key() {
+            return Document.guardKey(id);
+        }
+
+        @Override
+        public long index() {
+            return guardIndex;
+        }
+
+        @Override
+        public void validate() {
+            checkDocumentId(id);
+            if (guardIndex <= 0) {
+                throw new InvalidCommandException("delete of document '" + id + "' needs its guard index, not " + guardIndex);
+            }
+        }
+    }
+
+    /**
+     * All conditions are evaluated first; then either every write applies at the entry's index, or none
+     * does and every failed condition is reported.
+     */
+    record Transaction(List<Op> ops) implements Command {
+        /** The most operations one transaction may carry. */
+        public static final int MAX_OPS = 1024;
+
+        public Transaction {
+            ops = List.copyOf(ops);
+        }
+
+        @Override
+        public void validate() {
+            if (ops.isEmpty() || ops.size() > MAX_OPS) {
+                throw new InvalidCommandException("a transaction carries 1.." + MAX_OPS + " operations, not " + ops.size());
+            }
+            Set<String> seen = new HashSet<>();
+            for (Op op : ops) {
+                op.validate();
+                if (!seen.add(Keys.normalize(op.key()))) {
+                    throw new InvalidCommandException("key '" + op.key() + "' appears twice in one transaction");
+                }
+            }
+        }
+    }
+
+    /**
+     * Remove items that have expired: each is removed only if it still has the given index and has
+     * expired at the entry's cluster time, so an item renewed after the sweep was proposed is kept.
+     * The leader proposes it; apply decides.
+     */
+    record Sweep(List<KeyIndex> candidates) implements Command {
+        public static final int MAX_CANDIDATES = 1024;
+
+        public Sweep {
+            candidates = List.copyOf(candidates);
+        }
+
+        @Override
+        public void validate() {
+            if (candidates.size() > MAX_CANDIDATES) {
+                throw new InvalidCommandException("a sweep names at most " + MAX_CANDIDATES + " items");
+            }
+            candidates.forEach(c -> Keys.validate(c.key()));
+        }
+    }
+
+    /** An item at an index. */
+    record KeyIndex(String key, long index) {
+    }
+
     private static void checkIndex(long index) {
         if (index < 0) {
             throw new InvalidCommandException("index must be 0 (create-only) or an item's index, not " + index);
         }
+    }
+
+    private static void checkDocumentId(String id) {
+        if (id == null || id.isEmpty()) {
+            throw new InvalidCommandException("document id must not be empty");
+        }
+        Keys.validate(Document.guardKey(id));
     }
 }

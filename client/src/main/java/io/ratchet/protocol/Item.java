@@ -3,10 +3,22 @@ package io.ratchet.protocol;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
- * A named item as stored: the key as first written, its value and metadata as compact JSON text, and
- * its index, the Raft log index of the entry that created or last changed it.
+ * A named item as stored.
+ *
+ * @param key          the key as first written (keys compare case-insensitively)
+ * @param value        compact JSON text
+ * @param index        the Raft log index of the entry that created or last changed the item
+ * @param createdIndex the index of the entry that created it (absent, or expired, before): constant
+ *                     across updates, so for a lock item it is the holder's fencing token
+ * @param expiresAt    cluster time (epoch milliseconds) at which the item expires, 0 for never
+ * @param metadata     compact JSON object text, or null; {@code @expires} mirrors {@code expiresAt}
  */
-public record Item(String key, String value, long index, String metadata) {
+public record Item(String key, String value, long index, long createdIndex, long expiresAt, String metadata) {
+
+    /** Whether the item has expired at {@code clusterTime}: expiry is at or before it. */
+    public boolean expiredAt(long clusterTime) {
+        return expiresAt != 0 && expiresAt <= clusterTime;
+    }
 
     /** The value as a JSON tree. */
     public JsonNode valueNode() {

@@ -3,7 +3,8 @@ package io.ratchet.protocol;
 import java.util.List;
 
 /** A read. Queries never change state and never enter the Raft log. */
-public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, Query.Stats {
+public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, Query.Stats, Query.Watch,
+        Query.GetDocument {
 
     void validate();
 
@@ -56,6 +57,37 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
     record Stats() implements Query {
         @Override
         public void validate() {
+        }
+    }
+
+    /**
+     * Answers as soon as {@code key} is put or deleted at an index above {@code afterIndex}, or when
+     * {@code timeoutMillis} pass, with the key's state then. It may answer early (a change it can no
+     * longer rule out); callers re-check the state it returns.
+     */
+    record Watch(String key, long afterIndex, long timeoutMillis) implements Query {
+        public static final long MAX_TIMEOUT_MILLIS = 5 * 60 * 1000;
+
+        @Override
+        public void validate() {
+            Keys.validate(key);
+            if (afterIndex < 0) {
+                throw new InvalidCommandException("watch needs an index of 0 or more, not " + afterIndex);
+            }
+            if (timeoutMillis <= 0 || timeoutMillis > MAX_TIMEOUT_MILLIS) {
+                throw new InvalidCommandException("watch timeout must be 1 ms .. 5 min, not " + timeoutMillis + " ms");
+            }
+        }
+    }
+
+    /** A document and its guard index. */
+    record GetDocument(String id) implements Query {
+        @Override
+        public void validate() {
+            if (id == null || id.isEmpty()) {
+                throw new InvalidCommandException("document id must not be empty");
+            }
+            Keys.validate(Document.guardKey(id));
         }
     }
 }

@@ -3,14 +3,34 @@ package io.ratchet.protocol;
 import java.util.List;
 
 /** What a node answers to a command or query. A failed condition is a normal result, not an error. */
-public sealed interface Result permits Result.Write, Result.Rejected, Result.Found, Result.Items, Result.Stats {
+public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
+        Result.Items, Result.Stats, Result.Watched, Result.DocumentFound {
 
     /**
-     * The outcome of a put or delete. On success: a put carries the new index and value, a delete index
-     * 0 and no value (the state after it). On a failed condition: the item's current index (0 when
-     * absent), value and metadata (null when absent), so a retry can recompute without another read.
+     * The outcome of a put or delete. On success, {@code item} is the state after it (null after a
+     * delete); on a failed condition, the item's current state (null when absent), so a retry can
+     * recompute without another read.
      */
-    record Write(boolean successful, String key, long index, String value, String metadata) implements Result {
+    record Write(boolean successful, String key, Item item) implements Result {
+        /** The item's index after a success, its current index after a failure; 0 when absent. */
+        public long index() {
+            return item == null ? 0 : item.index();
+        }
+    }
+
+    /** A transaction: on success every write is at {@code index}; on failure nothing applied and {@code conflicts} says why. */
+    record Txn(boolean successful, long index, List<Conflict> conflicts) implements Result {
+        public Txn {
+            conflicts = List.copyOf(conflicts);
+        }
+    }
+
+    /** A failed condition in a transaction: the index the op expected and the one the item has (0: absent). */
+    record Conflict(String key, long expected, long actual) {
+    }
+
+    /** How many expired items a sweep removed. */
+    record Swept(int removed) implements Result {
     }
 
     /** A command the node refused as invalid; nothing was written. */
@@ -30,5 +50,16 @@ public sealed interface Result permits Result.Write, Result.Rejected, Result.Fou
 
     /** A node's applied index, cluster time (epoch milliseconds) and item count. */
     record Stats(long appliedIndex, long clusterTime, long itemCount) implements Result {
+    }
+
+    /**
+     * A watch's answer: whether the key changed after the watched index, the index of its last known
+     * change, and its current state (null when absent).
+     */
+    record Watched(boolean changed, long lastChange, Item item) implements Result {
+    }
+
+    /** A document, or null when there is none under the id. */
+    record DocumentFound(Document document) implements Result {
     }
 }

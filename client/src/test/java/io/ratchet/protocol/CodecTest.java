@@ -10,42 +10,62 @@ import org.junit.jupiter.api.Test;
 class CodecTest {
     private static final List<Command> COMMANDS = List.of(
             new Command.Put("k€y", "{\"a\":[1,2]}", 0, "{\"@expires\":\"2030-01-01T00:00:00Z\"}"),
-            new Command.Put("k", "\"v\"", 17, null),
-            new Command.Delete("k", 42));
+            new Command.Put("locks/p", "\"v\"", 0, null, 30_000, true),
+            new Command.Delete("k", 42),
+            new Command.Transaction(List.of(
+                    new Command.Check("a", 3),
+                    new Command.Put("b", "1", 0, null),
+                    new Command.Delete("c", 9),
+                    new Command.PutDocument("users/1", "{\"name\":\"Ada\"}", 0),
+                    new Command.DeleteDocument("users/2", 12))),
+            new Command.Sweep(List.of(new Command.KeyIndex("x", 4))));
+    private static final List<Request> REQUESTS = List.of(Request.of(COMMANDS),
+            new Request("idem-1", 60_000, List.of(new Command.Delete("k", 1))));
 
     @Test
     void everyMessageRoundTrips() {
-        assertEquals(COMMANDS, Codec.decodeWriteRequest(Codec.encodeWriteRequest(COMMANDS)));
-        Entry entry = new Entry(1_700_000_000_000L, COMMANDS);
+        assertEquals(REQUESTS, Codec.decodeRequests(Codec.encodeRequests(REQUESTS)));
+        Entry entry = new Entry(1_700_000_000_000L, REQUESTS);
         assertEquals(entry, Codec.decodeEntry(Codec.encodeEntry(entry)));
         for (Query q : List.of(new Query.Get("a"), new Query.GetAll(List.of("a", "b")),
-                new Query.ListItems("p/", 3, 10), new Query.Stats())) {
+                new Query.ListItems("p/", 3, 10), new Query.Stats(), new Query.Watch("k", 7, 1000),
+                new Query.GetDocument("users/1"))) {
             assertEquals(q, Codec.decodeQuery(Codec.encodeQuery(q)));
         }
+        Item item = new Item("k", "1", 3, 2, 99, "{}");
         List<Result> results = List.of(
-                new Result.Write(true, "k", 5, "1", null),
-                new Result.Write(false, "k", 0, null, null),
+                new Result.Write(true, "k", item),
+                new Result.Write(false, "k", null),
+                new Result.Txn(false, 0, List.of(new Result.Conflict("a", 3, 4))),
+                new Result.Txn(true, 17, List.of()),
+                new Result.Swept(2),
                 new Result.Rejected("bad"),
                 new Result.Found(null),
-                new Result.Found(new Item("k", "1", 3, "{}")),
-                new Result.Items(List.of(new Item("a", "1", 1, null), new Item("b", "2", 2, null))),
-                new Result.Stats(10, 20, 30));
+                new Result.Found(item),
+                new Result.Items(List.of(item, new Item("b", "2", 2, 2, 0, null))),
+                new Result.Stats(10, 20, 30),
+                new Result.Watched(true, 5, null),
+                new Result.DocumentFound(new Document("users/1", "{}", 8)),
+                new Result.DocumentFound(null));
         assertEquals(results, Codec.decodeResults(Codec.encodeResults(results)));
     }
 
     @Test
     void garbageIsRefusedWithAClearErrorNeverMisread() {
-        byte[] good = Codec.encodeWriteRequest(COMMANDS);
-        assertThrows(InvalidCommandException.class, () -> Codec.decodeWriteRequest(new byte[0]));
-        assertThrows(InvalidCommandException.class, () -> Codec.decodeWriteRequest(Arrays.copyOf(good, good.length - 3)));
-        assertThrows(InvalidCommandException.class, () -> Codec.decodeWriteRequest(Arrays.copyOf(good, good.length + 1)));
+        byte[] good = Codec.encodeRequests(REQUESTS);
+        assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(new byte[0]));
+        assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(Arrays.copyOf(good, good.length - 3)));
+        assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(Arrays.copyOf(good, good.length + 1)));
         byte[] otherVersion = good.clone();
         otherVersion[0] = 99;
-        InvalidCommandException e = assertThrows(InvalidCommandException.class, () -> Codec.decodeWriteRequest(otherVersion));
+        InvalidCommandException e = assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(otherVersion));
         assertEquals("format version 99 is not supported (this node speaks 1)", e.getMessage());
         assertThrows(InvalidCommandException.class, () -> Codec.decodeEntry(good), "a request is not an entry");
         byte[] hugeLength = good.clone();
-        hugeLength[2] = 0x7f; // command count
-        assertThrows(InvalidCommandException.class, () -> Codec.decodeWriteRequest(hugeLength));
+        hugeLength[2] = 0x7f; // request count
+        assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(hugeLength));
+        byte[] opAlone = Codec.encodeRequests(List.of(Request.of(List.of(new Command.Delete("k", 1)))));
+        opAlone[2 + 4 + 4 + 8 + 4] = 5; // the delete's tag turned into a check, which only a transaction may hold
+        assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(opAlone));
     }
 }

@@ -23,9 +23,11 @@ import java.util.function.Function;
  * @param segmentSizeBytes      the size of one Raft log segment file (purge drops whole closed segments)
  * @param electionTimeoutMin    the least time without a leader's heartbeat before a follower stands
  * @param electionTimeoutMax    the most, randomised between the two so candidates rarely collide
+ * @param sweepInterval         how often the leader proposes removing expired items
  */
 public record NodeConfig(String id, Map<String, String> peers, String group, Path storage, long snapshotThreshold,
-                         long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax) {
+                         long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax,
+                         Duration sweepInterval) {
 
     public static final String DEFAULT_GROUP = "ratchet";
 
@@ -37,20 +39,24 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         if (electionTimeoutMin.compareTo(electionTimeoutMax) >= 0) {
             throw new IllegalArgumentException("election timeout min must be below max");
         }
+        if (sweepInterval.toMillis() < 10) {
+            throw new IllegalArgumentException("sweep interval must be at least 10 ms");
+        }
     }
 
     /** Defaults for everything but identity, peers and storage. */
     public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
         return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
-                Duration.ofMillis(1000), Duration.ofMillis(2000));
+                Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(1));
     }
 
     public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {
-        return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax);
+        return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax,
+                sweepInterval);
     }
 
     public NodeConfig withElectionTimeout(Duration min, Duration max) {
-        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max);
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max, sweepInterval);
     }
 
     /** This node's port, from its own address. */
@@ -78,7 +84,8 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
                 number(p, file, "snapshot.threshold", defaults.snapshotThreshold(), Long::parseLong),
                 number(p, file, "log.segment.bytes", defaults.segmentSizeBytes(), Long::parseLong),
                 Duration.ofMillis(number(p, file, "election.timeout.min.ms", defaults.electionTimeoutMin().toMillis(), Long::parseLong)),
-                Duration.ofMillis(number(p, file, "election.timeout.max.ms", defaults.electionTimeoutMax().toMillis(), Long::parseLong)));
+                Duration.ofMillis(number(p, file, "election.timeout.max.ms", defaults.electionTimeoutMax().toMillis(), Long::parseLong)),
+                Duration.ofMillis(number(p, file, "sweep.interval.ms", defaults.sweepInterval().toMillis(), Long::parseLong)));
     }
 
     /** Parses {@code n1=host:port,n2=host:port}. */

@@ -24,10 +24,12 @@ import org.apache.ratis.util.TimeDuration;
 public final class RatchetNode implements AutoCloseable {
     private final NodeConfig config;
     private final RaftServer server;
+    private final Sweeper sweeper;
 
     private RatchetNode(NodeConfig config, RaftServer server) {
         this.config = config;
         this.server = server;
+        this.sweeper = new Sweeper(server, GroupName.toGroupId(config.group()), config.sweepInterval());
     }
 
     public static RatchetNode start(NodeConfig config) throws IOException {
@@ -83,6 +85,7 @@ public final class RatchetNode implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        sweeper.close();
         server.close();
     }
 }

@@ -1,18 +1,27 @@
 package io.ratchet.statemachine;
 
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Entry;
+import io.ratchet.protocol.Expiry;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Keys;
+import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.NavigableSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The compare-exchange semantics, and nothing else: commands in, results out. No I/O, no Raft, no
@@ -23,17 +32,45 @@ import java.util.TreeMap;
  * item that is deleted and created again never gets an old index back: a condition on a stale index
  * always fails (no ABA).
  *
+ * <p>Time is cluster time: the greatest leader stamp of any entry applied so far. Expiry, leases and
+ * the retention of idempotency keys are judged on it alone.
+ *
  * <p>Not thread-safe: the caller applies and reads under its own lock.
  */
 public final class CompareExchangeStore {
+    /** Deleted keys remembered for watches; beyond this the oldest are dropped (see {@link #lastChange}). */
+    static final int MAX_TOMBSTONES = 65_536;
+
     /** Items by normalized (lower-case) key, so iteration is in key order. */
     private final NavigableMap<String, Item> items = new TreeMap<>();
+    private final NavigableMap<String, Document> documents = new TreeMap<>();
+    /** Items that expire, by expiry then key: what a sweep looks at. */
+    private final NavigableSet<Expiring> expiring = new TreeSet<>();
+    /** Normalized key to the index that deleted it, oldest first. */
+    private final LinkedHashMap<String, Long> tombstones = new LinkedHashMap<>();
+    /** Every deletion not in {@code tombstones} happened at or before this index. */
+    private long tombstoneWatermark;
+    private final Map<String, Remembered> remembered = new HashMap<>();
+    private final NavigableSet<Expiring> rememberedUntil = new TreeSet<>();
     private long clusterTime;
     private long lastEntryIndex;
 
+    /** Something that lapses at a cluster time; ordered by that time, then by id. */
+    record Expiring(long at, String id) implements Comparable<Expiring> {
+        @Override
+        public int compareTo(Expiring o) {
+            int c = Long.compare(at, o.at);
+            return c != 0 ? c : id.compareTo(o.id);
+        }
+    }
+
+    /** The results of an idempotent request, kept until cluster time passes {@code until}. */
+    record Remembered(long until, List<Result> results) {
+    }
+
     /**
-     * Applies one log entry: advances cluster time to the entry's stamp (never backwards) and applies
-     * its commands in order, all at {@code logIndex}.
+     * Applies one log entry: advances cluster time to the entry's stamp (never backwards), then applies
+     * each request's commands in order, all at {@code logIndex}. Returns every command's result in order.
      *
      * @throws IllegalStateException when {@code logIndex} does not exceed the last entry's: replaying an
      *                               index would break the no-ABA guarantee, so it is a bug, not input
@@ -44,16 +81,52 @@ public final class CompareExchangeStore {
         }
         lastEntryIndex = logIndex;
         clusterTime = Math.max(clusterTime, entry.stamp());
-        List<Result> results = new ArrayList<>(entry.commands().size());
-        for (Command command : entry.commands()) {
-            results.add(apply(command, logIndex, clusterTime));
+        forgetLapsedRequests();
+        List<Result> results = new ArrayList<>();
+        for (Request request : entry.requests()) {
+            results.addAll(applyRequest(request, logIndex));
         }
         return results;
     }
 
+    private List<Result> applyRequest(Request request, long logIndex) {
+        String key = request.idempotencyKey();
+        if (key != null) {
+            Remembered earlier = remembered.get(key);
+            if (earlier != null) {
+                if (earlier.results().size() == request.commands().size()) {
+                    return earlier.results();
+                }
+                return Collections.nCopies(request.commands().size(), new Result.Rejected(
+                        "idempotency key '" + key + "' was used for a different request"));
+            }
+        }
+        List<Result> results = new ArrayList<>(request.commands().size());
+        for (Command command : request.commands()) {
+            results.add(apply(command, logIndex, clusterTime));
+        }
+        if (key != null && request.retentionMillis() > 0) {
+            long until = clusterTime + Math.min(request.retentionMillis(), Request.MAX_RETENTION_MILLIS);
+            remembered.put(key, new Remembered(until, List.copyOf(results)));
+            rememberedUntil.add(new Expiring(until, key));
+        }
+        return results;
+    }
+
+    private void forgetLapsedRequests() {
+        for (Iterator<Expiring> it = rememberedUntil.iterator(); it.hasNext(); ) {
+            Expiring e = it.next();
+            if (e.at() > clusterTime) {
+                break;
+            }
+            it.remove();
+            remembered.remove(e.id());
+        }
+    }
+
     /**
-     * Applies one command at {@code logIndex}. A failed condition writes nothing and returns the item's
-     * current state; an invalid command writes nothing and returns {@link Result.Rejected}.
+     * Applies one command at {@code logIndex} and {@code clusterTime}. A failed condition writes nothing
+     * and returns the current state; an invalid command writes nothing and returns {@link Result.Rejected}.
      */
     public Result apply(Command command, long logIndex, long clusterTime) {
         try {
@@ -61,25 +134,128 @@ public final class CompareExchangeStore {
         } catch (InvalidCommandException e) {
             return new Result.Rejected(e.getMessage());
         }
-        String id = Keys.normalize(command.key());
-        Item current = items.get(id);
-        long currentIndex = current == null ? 0 : current.index();
-        // A delete's index is never 0 (validated), so it never matches an absent item.
-        long expected = command instanceof Command.Put p ? p.index() : ((Command.Delete) command).index();
-        if (expected != currentIndex) {
-            return current == null
-                    ? new Result.Write(false, command.key(), 0, null, null)
-                    : new Result.Write(false, current.key(), current.index(), current.value(), current.metadata());
+        if (command instanceof Command.Transaction t) {
+            return transaction(t, logIndex, clusterTime);
         }
-        if (command instanceof Command.Put p) {
-            // An existing item keeps the key as first written; a new one takes this spelling.
-            String key = current == null ? p.key() : current.key();
-            items.put(id, new Item(key, p.value(), logIndex, p.metadata()));
-            return new Result.Write(true, key, logIndex, p.value(), p.metadata());
+        if (command instanceof Command.Sweep s) {
+            return sweep(s, logIndex, clusterTime);
         }
-        items.remove(id);
-        return new Result.Write(true, current.key(), 0, null, null);
+        Command.Op op = (Command.Op) command;
+        Item current = items.get(Keys.normalize(op.key()));
+        if (!holds(op, current, clusterTime)) {
+            return new Result.Write(false, current == null ? op.key() : current.key(), current);
+        }
+        Item after = write(op, current, logIndex, clusterTime);
+        return new Result.Write(true, after != null ? after.key() : current.key(), after);
     }
+
+    /** Whether an operation's condition holds against the item its key names now. */
+    private static boolean holds(Command.Op op, Item current, long clusterTime) {
+        long currentIndex = current == null ? 0 : current.index();
+        if (op instanceof Command.Put p) {
+            if (p.index() == 0) {
+                return current == null || (p.expiredIsAbsent() && current.expiredAt(clusterTime));
+            }
+            // A renewal (a ttl at an index) of a lease that has run out is refused: it is up for grabs.
+            return p.index() == currentIndex && !(p.ttlMillis() > 0 && current.expiredAt(clusterTime));
+        }
+        if (op instanceof Command.Check || op instanceof Command.PutDocument) {
+            return op.index() == currentIndex;
+        }
+        // Delete, DeleteDocument: a positive index (validated) that must match a present item.
+        return current != null && op.index() == currentIndex;
+    }
+
+    /** Applies an operation whose condition holds; returns the item its key names afterwards (null if none). */
+    private Item write(Command.Op op, Item current, long logIndex, long clusterTime) {
+        if (op instanceof Command.Put p) {
+            boolean creates = current == null || p.index() == 0;
+            long expiresAt = p.ttlMillis() > 0 ? clusterTime + p.ttlMillis() : Expiry.fromMetadata(p.metadata());
+            String metadata = p.ttlMillis() > 0 ? Expiry.withExpiry(p.metadata(), expiresAt) : p.metadata();
+            // A new item (or one replacing an expired holder) takes this spelling and this index as its creation.
+            return putItem(new Item(creates ? p.key() : current.key(), p.value(), logIndex,
+                    creates ? logIndex : current.createdIndex(), expiresAt, metadata));
+        }
+        if (op instanceof Command.PutDocument d) {
+            String id = Keys.normalize(d.id());
+            Document existing = documents.get(id);
+            String spelling = existing == null ? d.id() : existing.id();
+            documents.put(id, new Document(spelling, d.json(), logIndex));
+            return putItem(new Item(Document.guardKey(spelling), Json.write(Map.of("Id", spelling)), logIndex,
+                    current == null ? logIndex : current.createdIndex(), 0, null));
+        }
+        if (op instanceof Command.DeleteDocument d) {
+            documents.remove(Keys.normalize(d.id()));
+            removeItem(current, logIndex);
+            return null;
+        }
+        if (op instanceof Command.Delete) {
+            removeItem(current, logIndex);
+            return null;
+        }
+        return current; // Check writes nothing
+    }
+
+    private Result transaction(Command.Transaction t, long logIndex, long clusterTime) {
+        List<Result.Conflict> conflicts = new ArrayList<>();
+        for (Command.Op op : t.ops()) {
+            Item current = items.get(Keys.normalize(op.key()));
+            if (!holds(op, current, clusterTime)) {
+                conflicts.add(new Result.Conflict(op.key(), op.index(), current == null ? 0 : current.index()));
+            }
+        }
+        if (!conflicts.isEmpty()) {
+            return new Result.Txn(false, 0, conflicts);
+        }
+        // Keys are distinct (validated), so no operation sees another's write.
+        for (Command.Op op : t.ops()) {
+            write(op, items.get(Keys.normalize(op.key())), logIndex, clusterTime);
+        }
+        return new Result.Txn(true, logIndex, List.of());
+    }
+
+    private Result sweep(Command.Sweep sweep, long logIndex, long clusterTime) {
+        int removed = 0;
+        for (Command.KeyIndex candidate : sweep.candidates()) {
+            Item item = items.get(Keys.normalize(candidate.key()));
+            // Re-checked here: the item may have been renewed or replaced since the sweep was proposed.
+            if (item != null && item.index() == candidate.index() && item.expiredAt(clusterTime)) {
+                removeItem(item, logIndex);
+                removed++;
+            }
+        }
+        return new Result.Swept(removed);
+    }
+
+    private Item putItem(Item item) {
+        String id = Keys.normalize(item.key());
+        Item previous = items.put(id, item);
+        if (previous != null && previous.expiresAt() != 0) {
+            expiring.remove(new Expiring(previous.expiresAt(), id));
+        }
+        if (item.expiresAt() != 0) {
+            expiring.add(new Expiring(item.expiresAt(), id));
+        }
+        tombstones.remove(id);
+        return item;
+    }
+
+    private void removeItem(Item item, long logIndex) {
+        String id = Keys.normalize(item.key());
+        items.remove(id);
+        if (item.expiresAt() != 0) {
+            expiring.remove(new Expiring(item.expiresAt(), id));
+        }
+        tombstones.remove(id);
+        tombstones.put(id, logIndex);
+        if (tombstones.size() > MAX_TOMBSTONES) {
+            Iterator<Map.Entry<String, Long>> oldest = tombstones.entrySet().iterator();
+            tombstoneWatermark = Math.max(tombstoneWatermark, oldest.next().getValue());
+            oldest.remove();
+        }
+    }
+
+    // ---- reads
 
     /** The item under {@code key} (compared case-insensitively), or null. */
     public Item get(String key) {
@@ -117,6 +293,39 @@ public final class CompareExchangeStore {
         return page;
     }
 
+    /** The document under {@code id} (case-insensitively), or null. */
+    public Document document(String id) {
+        return documents.get(Keys.normalize(id));
+    }
+
+    /**
+     * The index of the last put or delete of {@code key} that this store can vouch for: the item's
+     * index, its deletion's, or, for a key whose deletion was forgotten, an index it cannot have
+     * changed after. A watch on an index at or above it has nothing to report yet.
+     */
+    public long lastChange(String key) {
+        String id = Keys.normalize(key);
+        Item item = items.get(id);
+        if (item != null) {
+            return item.index();
+        }
+        Long deleted = tombstones.get(id);
+        return deleted != null ? deleted : tombstoneWatermark;
+    }
+
+    /** Up to {@code limit} items that have expired at {@code time}, soonest first: what the leader proposes to sweep. */
+    public List<Command.KeyIndex> expiredAt(long time, int limit) {
+        List<Command.KeyIndex> due = new ArrayList<>();
+        for (Expiring e : expiring) {
+            if (e.at() > time || due.size() == limit) {
+                break;
+            }
+            Item item = items.get(e.id());
+            due.add(new Command.KeyIndex(item.key(), item.index()));
+        }
+        return due;
+    }
+
     public int size() {
         return items.size();
     }
@@ -131,13 +340,32 @@ public final class CompareExchangeStore {
         return lastEntryIndex;
     }
 
-    /** Every item in key order, read-only: what a snapshot writes. */
-    public Collection<Item> items() {
+    // ---- snapshot access (same package)
+
+    Collection<Item> items() {
         return Collections.unmodifiableCollection(items.values());
     }
 
+    Collection<Document> documents() {
+        return Collections.unmodifiableCollection(documents.values());
+    }
+
+    Map<String, Long> tombstones() {
+        return Collections.unmodifiableMap(tombstones);
+    }
+
+    long tombstoneWatermark() {
+        return tombstoneWatermark;
+    }
+
+    Map<String, Remembered> remembered() {
+        return Collections.unmodifiableMap(remembered);
+    }
+
     /** Rebuilds a store from a snapshot's contents. */
-    public static CompareExchangeStore restore(long clusterTime, long lastEntryIndex, Iterable<Item> items) {
+    static CompareExchangeStore restore(long clusterTime, long lastEntryIndex, Iterable<Item> items,
+                                        Iterable<Document> documents, Map<String, Long> tombstones,
+                                        long tombstoneWatermark, Map<String, Remembered> remembered) {
         CompareExchangeStore store = new CompareExchangeStore();
         store.clusterTime = clusterTime;
         store.lastEntryIndex = lastEntryIndex;
@@ -146,8 +374,17 @@ public final class CompareExchangeStore {
                 throw new IllegalStateException("item '" + item.key() + "' has index " + item.index()
                         + " beyond the snapshot's " + lastEntryIndex);
             }
-            store.items.put(Keys.normalize(item.key()), item);
+            store.putItem(item);
         }
+        for (Document d : documents) {
+            store.documents.put(Keys.normalize(d.id()), d);
+        }
+        store.tombstones.putAll(tombstones);
+        store.tombstoneWatermark = tombstoneWatermark;
+        remembered.forEach((key, r) -> {
+            store.remembered.put(key, r);
+            store.rememberedUntil.add(new Expiring(r.until(), key));
+        });
         return store;
     }
 }

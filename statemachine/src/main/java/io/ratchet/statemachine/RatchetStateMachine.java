@@ -6,6 +6,7 @@ import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.io.File;
 import java.io.IOException;
@@ -48,6 +49,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     /** Apply holds the write lock; queries the read lock, so a reader never sees half an entry. */
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final LongSupplier leaderClock;
+    private final Watches watches = new Watches();
     private CompareExchangeStore store = new CompareExchangeStore();
 
     public RatchetStateMachine() {
@@ -134,13 +136,12 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 throw new InvalidCommandException("request is " + content.size() + " bytes; the limit is "
                         + Limits.MAX_REQUEST_BYTES);
             }
-            List<Command> commands = Codec.decodeWriteRequest(content.toByteArray());
-            if (commands.isEmpty() || commands.size() > Limits.MAX_COMMANDS_PER_REQUEST) {
-                throw new InvalidCommandException("a request carries 1.." + Limits.MAX_COMMANDS_PER_REQUEST
-                        + " commands, not " + commands.size());
+            List<Request> requests = Codec.decodeRequests(content.toByteArray());
+            if (requests.isEmpty()) {
+                throw new InvalidCommandException("a write carries at least one request");
             }
-            commands.forEach(Command::validate);
-            Entry entry = new Entry(leaderClock.getAsLong(), commands);
+            requests.forEach(Request::validate);
+            Entry entry = new Entry(leaderClock.getAsLong(), requests);
             return context.setLogData(ByteString.copyFrom(Codec.encodeEntry(entry))).build();
         } catch (InvalidCommandException e) {
             TransactionContext refused = context.build();
@@ -153,7 +154,6 @@ public final class RatchetStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto logEntry = trx.getLogEntry();
         long index = logEntry.getIndex();
-        List<Result> results;
         Entry entry = null;
         try {
             entry = Codec.decodeEntry(logEntry.getStateMachineLogEntry().getLogData().toByteArray());
@@ -161,15 +161,19 @@ public final class RatchetStateMachine extends BaseStateMachine {
             // Cannot come from our leader; a node must still not die on it. Every replica refuses alike.
             LOG.error("log entry {} cannot be decoded; it changes nothing: {}", index, e.getMessage());
         }
+        List<Result> results;
+        List<Runnable> wakeups;
         lock.writeLock().lock();
         try {
             results = entry == null
                     ? List.of(new Result.Rejected("log entry " + index + " cannot be decoded"))
                     : store.applyEntry(entry, index);
             updateLastAppliedTermIndex(logEntry.getTerm(), index);
+            wakeups = watches.fired(this::watchAnswer);
         } finally {
             lock.writeLock().unlock();
         }
+        wakeups.forEach(Runnable::run);
         return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codec.encodeResults(results))));
     }
 
@@ -184,14 +188,54 @@ public final class RatchetStateMachine extends BaseStateMachine {
             return CompletableFuture.failedFuture(
                     new StateMachineException(RaftGroupMemberId.valueOf(getId(), getGroupId()), e));
         }
-        Result result;
+        CompletableFuture<? extends Result> result;
         lock.readLock().lock();
         try {
-            result = read(query);
+            result = query instanceof Query.Watch w ? watch(w) : CompletableFuture.completedFuture(read(query));
         } finally {
             lock.readLock().unlock();
         }
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codec.encodeResults(List.of(result)))));
+        return result.thenApply(r -> Message.valueOf(ByteString.copyFrom(Codec.encodeResults(List.of(r)))));
+    }
+
+    /** Under the read lock: answers now if the key changed after the index, else waits for apply or the timeout. */
+    private CompletableFuture<Result.Watched> watch(Query.Watch w) {
+        Result.Watched now = watchAnswer(w);
+        if (now.changed()) {
+            return CompletableFuture.completedFuture(now);
+        }
+        return watches.register(w, timedOut -> {
+            lock.readLock().lock();
+            try {
+                return watchAnswer(timedOut);
+            } finally {
+                lock.readLock().unlock();
+            }
+        });
+    }
+
+    private Result.Watched watchAnswer(Query.Watch w) {
+        long lastChange = store.lastChange(w.key());
+        return new Result.Watched(lastChange > w.afterIndex(), lastChange, store.get(w.key()));
+    }
+
+    /**
+     * Items that have expired at {@code time} by the leader's clock, for the sweeper to propose; apply
+     * re-checks each against cluster time.
+     */
+    public List<Command.KeyIndex> expiredAt(long time, int limit) {
+        lock.readLock().lock();
+        try {
+            return store.expiredAt(time, limit);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        watches.close();
+        super.close();
     }
 
     /**
@@ -216,6 +260,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
             return new Result.Items(store.getAll(g.keys()));
         } else if (query instanceof Query.ListItems l) {
             return new Result.Items(store.list(l.prefix(), l.start(), l.pageSize()));
+        } else if (query instanceof Query.GetDocument d) {
+            return new Result.DocumentFound(store.document(d.id()));
         } else if (query instanceof Query.Stats) {
             TermIndex applied = getLastAppliedTermIndex();
             return new Result.Stats(applied == null ? 0 : applied.getIndex(), store.clusterTime(), store.size());

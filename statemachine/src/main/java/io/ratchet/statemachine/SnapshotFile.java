@@ -1,6 +1,8 @@
 package io.ratchet.statemachine;
 
 import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Document;
+import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -16,14 +18,18 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
  * A store's snapshot on disk: a magic number and format version, the last entry index and cluster
- * time, the items, and a CRC32C of everything before it. Written to a temporary file, synced, then
+ * time, the items, documents, tombstones and remembered idempotent results, and a CRC32C of
+ * everything before it. Written to a temporary file, synced, then
  * renamed into place atomically, so a crash leaves either the old snapshot or the whole new one.
  */
 public final class SnapshotFile {
@@ -46,6 +52,22 @@ public final class SnapshotFile {
             out.writeLong(store.size());
             for (Item item : store.items()) {
                 Codec.writeItem(out, item);
+            }
+            out.writeLong(store.documents().size());
+            for (Document d : store.documents()) {
+                Codec.writeDocument(out, d);
+            }
+            out.writeLong(store.tombstoneWatermark());
+            out.writeLong(store.tombstones().size());
+            for (Map.Entry<String, Long> t : store.tombstones().entrySet()) {
+                Codec.writeString(out, t.getKey());
+                out.writeLong(t.getValue());
+            }
+            out.writeLong(store.remembered().size());
+            for (Map.Entry<String, CompareExchangeStore.Remembered> r : store.remembered().entrySet()) {
+                Codec.writeString(out, r.getKey());
+                out.writeLong(r.getValue().until());
+                Codec.writeResultList(out, r.getValue().results());
             }
             long checksum = crc.getValue();
             out.writeLong(checksum);
@@ -74,6 +96,23 @@ public final class SnapshotFile {
             for (long i = 0; i < count; i++) {
                 items.add(Codec.readItem(in));
             }
+            long documentCount = in.readLong();
+            List<Document> documents = new ArrayList<>((int) Math.min(documentCount, 1 << 20));
+            for (long i = 0; i < documentCount; i++) {
+                documents.add(Codec.readDocument(in));
+            }
+            long watermark = in.readLong();
+            long tombstoneCount = in.readLong();
+            Map<String, Long> tombstones = new LinkedHashMap<>();
+            for (long i = 0; i < tombstoneCount; i++) {
+                tombstones.put(Codec.readString(in), in.readLong());
+            }
+            long rememberedCount = in.readLong();
+            Map<String, CompareExchangeStore.Remembered> remembered = new HashMap<>();
+            for (long i = 0; i < rememberedCount; i++) {
+                String key = Codec.readString(in);
+                remembered.put(key, new CompareExchangeStore.Remembered(in.readLong(), Codec.readResultList(in)));
+            }
             long expected = crc.getValue();
             long stored = in.readLong();
             if (stored != expected) {
@@ -83,9 +122,12 @@ public final class SnapshotFile {
             if (in.read() != -1) {
                 throw new IOException(source + " is corrupt: bytes after the checksum");
             }
-            return CompareExchangeStore.restore(clusterTime, lastEntryIndex, items);
+            return CompareExchangeStore.restore(clusterTime, lastEntryIndex, items, documents, tombstones, watermark,
+                    remembered);
         } catch (EOFException e) {
             throw new IOException(source + " is truncated", e);
+        } catch (InvalidCommandException e) {
+            throw new IOException(source + " is corrupt: " + e.getMessage(), e);
         }
     }
 

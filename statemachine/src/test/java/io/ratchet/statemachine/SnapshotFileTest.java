@@ -1,0 +1,63 @@
+package io.ratchet.statemachine;
+
+import static io.ratchet.statemachine.CompareExchangeStoreTest.entry;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Entry;
+import io.ratchet.protocol.Request;
+import io.ratchet.protocol.Result;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SnapshotFileTest {
+    @TempDir
+    Path dir;
+
+    private CompareExchangeStore populated() {
+        CompareExchangeStore store = new CompareExchangeStore();
+        store.applyEntry(entry(1_000, new Command.Put("a", "{\"x\":1}", 0, null, 5_000, false)), 1);
+        store.applyEntry(entry(1_100, new Command.Transaction(List.of(new Command.PutDocument("users/1", "{}", 0)))), 2);
+        store.applyEntry(entry(1_200, new Command.Put("b", "2", 0, null)), 3);
+        store.applyEntry(entry(1_300, new Command.Delete("b", 3)), 4);
+        store.applyEntry(new Entry(1_400, List.of(new Request("idem", 60_000, List.of(new Command.Put("c", "3", 0, null))))), 5);
+        return store;
+    }
+
+    @Test
+    void aSnapshotRestoresTheWholeState() throws IOException {
+        CompareExchangeStore store = populated();
+        Path file = dir.resolve("snapshot.1_5");
+        SnapshotFile.write(store, file);
+        CompareExchangeStore copy = SnapshotFile.read(file);
+
+        assertEquals(List.copyOf(store.items()), List.copyOf(copy.items()));
+        assertEquals(List.copyOf(store.documents()), List.copyOf(copy.documents()));
+        assertEquals(store.clusterTime(), copy.clusterTime());
+        assertEquals(store.lastChange("b"), copy.lastChange("b"));
+        assertEquals(store.expiredAt(10_000, 10), copy.expiredAt(10_000, 10));
+        // the remembered idempotent result survives: a resend after restore is still answered from it
+        Request resend = new Request("idem", 60_000, List.of(new Command.Put("c", "3", 0, null)));
+        List<Result> answer = copy.applyEntry(new Entry(2_000, List.of(resend)), 6);
+        assertEquals(true, ((Result.Write) answer.get(0)).successful());
+        assertEquals(5, copy.get("c").index());
+    }
+
+    @Test
+    void aCorruptOrTruncatedSnapshotIsRefused() throws IOException {
+        Path file = dir.resolve("snapshot.1_5");
+        SnapshotFile.write(populated(), file);
+        byte[] bytes = Files.readAllBytes(file);
+        byte[] flipped = bytes.clone();
+        flipped[bytes.length / 2] ^= 0x40;
+        Files.write(file, flipped);
+        assertThrows(IOException.class, () -> SnapshotFile.read(file));
+        Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 5));
+        assertThrows(IOException.class, () -> SnapshotFile.read(file));
+    }
+}
