@@ -13,8 +13,14 @@ import picocli.CommandLine.ParseResult;
 /** The {@code ratchet} command: run a node, or talk to a cluster. */
 @Command(name = "ratchet", mixinStandardHelpOptions = true, version = "ratchet 0.1.0",
         description = "A Raft-replicated compare-exchange cluster.",
-        subcommands = {NodeCommand.class, WriteCommands.Put.class, ReadCommands.Get.class, WriteCommands.Delete.class,
-                ReadCommands.ListItems.class, ReadCommands.Status.class})
+        subcommands = {
+            NodeCommand.class,
+            WriteCommands.Put.class,
+            ReadCommands.Get.class,
+            WriteCommands.Delete.class,
+            ReadCommands.ListItems.class,
+            ReadCommands.Status.class,
+        })
 public final class Main implements Runnable {
 
     /** Held so the level sticks: java.util.logging keeps loggers weakly. */
