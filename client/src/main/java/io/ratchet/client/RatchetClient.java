@@ -21,7 +21,12 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -34,7 +39,12 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.apache.ratis.retry.ExponentialBackoffRetry;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
@@ -307,8 +317,17 @@ public final class RatchetClient implements AutoCloseable {
         return watcher.async().sendReadOnlyUnordered(message(Codec.encodeQuery(watch)))
                 .orTimeout(timeout.toMillis() + options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .handle((reply, error) -> {
-                    Result.Watched w = (Result.Watched) decodeOrFail(watcher, reply, error, "the watch");
-                    return new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item()));
+                    if (error == null && reply.isSuccess()) {
+                        Result.Watched w = (Result.Watched) decodeOne(reply);
+                        return new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item()));
+                    }
+                    Throwable cause = error != null ? unwrap(error) : reply.getException();
+                    RatchetException invalid = invalidFrom(cause);
+                    if (invalid != null) {
+                        throw invalid;
+                    }
+                    replace(watcher);
+                    throw new ClusterUnavailableException("the watch got no answer (" + describe(cause) + ")", cause);
                 });
     }
 
@@ -401,24 +420,12 @@ public final class RatchetClient implements AutoCloseable {
 
     /** Sends a validated request: its commands enter one log entry and apply in order at its index. */
     private CompletableFuture<List<Result>> write(Request validated) {
-        byte[] request = Codec.encodeRequests(List.of(validated));
-        RaftClient raft = this.raft.get();
-        return raft.async().send(message(request))
-                .orTimeout(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .handle((reply, error) -> {
-                    if (error == null && reply.isSuccess()) {
-                        return Codec.decodeResults(reply.getMessage().getContent().toByteArray());
-                    }
-                    Throwable cause = error != null ? unwrap(error) : reply.getException();
-                    RatchetException invalid = invalidFrom(cause);
-                    if (invalid != null) {
-                        throw invalid;
-                    }
-                    replace(raft);
-                    throw new UnknownOutcomeException("the write got no answer within " + options.operationTimeout().toSeconds()
-                            + " s (at most " + options.maxAttempts() + " attempts); it may or may not have been applied ("
-                            + describe(cause) + ")", cause);
-                });
+        Message request = message(Codec.encodeRequests(List.of(validated)));
+        return withRetries("the write", RatchetClient::refusedBeforeAppend,
+                raft -> raft.async().send(request),
+                reply -> Codec.decodeResults(reply.getMessage().getContent().toByteArray()),
+                (cause, spent) -> new UnknownOutcomeException("the write got no answer in " + spent
+                        + " ms; it may or may not have been applied (" + describe(cause) + ")", cause));
     }
 
     CompletableFuture<Result> read(Query query) {
@@ -427,10 +434,72 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
+        Message request = message(Codec.encodeQuery(query));
+        // A read changes nothing, so any failure may be retried until the deadline.
+        return withRetries("the read", cause -> true,
+                raft -> raft.async().sendReadOnly(request),
+                RatchetClient::decodeOne,
+                (cause, spent) -> new ClusterUnavailableException("the read got no answer in " + spent + " ms ("
+                        + describe(cause) + ")", cause));
+    }
+
+    /**
+     * Sends through the current Ratis client (which itself retries, bounded, across nodes) and, when an
+     * attempt fails in a way {@code retriable} allows, again with jittered backoff until the operation
+     * timeout. Ratis hands some refusals straight back (a leader stepping down, a read index with no
+     * leader yet); those are safe to resend because nothing was appended.
+     */
+    private <T> CompletableFuture<T> withRetries(String what, Predicate<Throwable> retriable,
+                                                 Function<RaftClient, CompletableFuture<RaftClientReply>> send,
+                                                 Function<RaftClientReply, T> decode,
+                                                 BiFunction<Throwable, Long, RatchetException> giveUp) {
+        long start = System.nanoTime();
+        long deadline = start + options.operationTimeout().toNanos();
+        return attempt(1, start, deadline, retriable, send, decode, giveUp);
+    }
+
+    private <T> CompletableFuture<T> attempt(int attempt, long start, long deadline, Predicate<Throwable> retriable,
+                                             Function<RaftClient, CompletableFuture<RaftClientReply>> send,
+                                             Function<RaftClientReply, T> decode,
+                                             BiFunction<Throwable, Long, RatchetException> giveUp) {
         RaftClient raft = this.raft.get();
-        return raft.async().sendReadOnly(message(Codec.encodeQuery(query)))
-                .orTimeout(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .handle((reply, error) -> decodeOrFail(raft, reply, error, "the read"));
+        long left = Math.max(1, deadline - System.nanoTime());
+        return send.apply(raft)
+                .orTimeout(left, TimeUnit.NANOSECONDS)
+                .handle((reply, error) -> {
+                    if (error == null && reply.isSuccess()) {
+                        return CompletableFuture.completedFuture(decode.apply(reply));
+                    }
+                    Throwable cause = error != null ? unwrap(error) : reply.getException();
+                    RatchetException invalid = invalidFrom(cause);
+                    if (invalid != null) {
+                        return CompletableFuture.<T>failedFuture(invalid);
+                    }
+                    replace(raft);
+                    long pause = backoffNanos(attempt);
+                    if (!(cause instanceof TimeoutException) && retriable.test(cause)
+                            && System.nanoTime() + pause < deadline && !closed) {
+                        Executor later = CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS);
+                        return CompletableFuture.supplyAsync(() -> null, later)
+                                .thenCompose(x -> attempt(attempt + 1, start, deadline, retriable, send, decode, giveUp));
+                    }
+                    long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                    return CompletableFuture.<T>failedFuture(giveUp.apply(cause, spent));
+                })
+                .thenCompose(f -> f);
+    }
+
+    /** Exponential, capped at one second, with full jitter so retrying clients spread out. */
+    private static long backoffNanos(int attempt) {
+        long cap = TimeUnit.MILLISECONDS.toNanos(Math.min(1000, 50L << Math.min(attempt, 5)));
+        return ThreadLocalRandom.current().nextLong(cap / 10, cap + 1);
+    }
+
+    /** Refusals Ratis gives before anything is appended: a fresh send cannot apply twice. */
+    private static boolean refusedBeforeAppend(Throwable cause) {
+        return cause instanceof LeaderSteppingDownException || cause instanceof LeaderNotReadyException
+                || cause instanceof NotLeaderException || cause instanceof ServerNotReadyException
+                || cause instanceof TransferLeadershipException;
     }
 
     private CompletableFuture<StaleRead<Optional<Item>>> staleFrom(List<RaftPeer> peers, int i, Query.Get get, Throwable last) {
@@ -450,20 +519,6 @@ public final class RatchetClient implements AutoCloseable {
                     return staleFrom(peers, i + 1, get, error != null ? unwrap(error) : reply.getException());
                 })
                 .thenCompose(f -> f);
-    }
-
-    private Result decodeOrFail(RaftClient raft, RaftClientReply reply, Throwable error, String what) {
-        if (error == null && reply.isSuccess()) {
-            return decodeOne(reply);
-        }
-        Throwable cause = error != null ? unwrap(error) : reply.getException();
-        RatchetException invalid = invalidFrom(cause);
-        if (invalid != null) {
-            throw invalid;
-        }
-        replace(raft);
-        throw new ClusterUnavailableException(what + " got no answer within " + options.operationTimeout().toSeconds()
-                + " s (at most " + options.maxAttempts() + " attempts): " + describe(cause), cause);
     }
 
     private static Result decodeOne(RaftClientReply reply) {
