@@ -87,6 +87,8 @@ public final class ClusterSession {
     /**
      * The document under {@code id}, bound to {@code type} with Jackson ({@code JsonNode.class} for the
      * tree), or empty when there is none. Reads the cluster the first time the session names the id.
+     *
+     * @throws IllegalArgumentException when the document does not bind to {@code type}
      */
     public <T> Optional<T> load(Class<T> type, String id) {
         return loadJson(id).map(json -> Json.MAPPER.convertValue(Json.parse(json), type));
@@ -113,6 +115,7 @@ public final class ClusterSession {
     /** The guard index the session knows for {@code id} (0: absent or not read), from a load or the last save. */
     public long guardIndex(String id) {
         ensureUsable();
+        checkId(id);
         Known k = known.get(Keys.normalize(id));
         return k == null ? 0 : k.guardIndex();
     }
