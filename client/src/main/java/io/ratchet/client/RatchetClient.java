@@ -1,5 +1,7 @@
 package io.ratchet.client;
 
+import io.ratchet.client.session.ClusterSession;
+import io.ratchet.client.session.SessionOptions;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
@@ -74,6 +76,7 @@ public final class RatchetClient implements AutoCloseable {
     /** Watches hold their answer for long; they get a client of their own with a long request timeout. */
     private final AtomicReference<RaftClient> watchRaft = new AtomicReference<>();
     private volatile boolean closed;
+    private final Metrics metrics = new Metrics();
 
     /** The longest a single watch may wait. */
     public static final Duration MAX_WATCH = Duration.ofSeconds(60);
@@ -157,6 +160,21 @@ public final class RatchetClient implements AutoCloseable {
         return options;
     }
 
+    /** Per-key attempt, commit and conflict counters of the retry loops run over this client. */
+    public Metrics metrics() {
+        return metrics;
+    }
+
+    /** A new unit of work over documents and items, saved as one transaction with Atomic Guards. */
+    public ClusterSession openSession() {
+        return new ClusterSession(this, SessionOptions.defaults());
+    }
+
+    /** As {@link #openSession()}, with options (e.g. validation of what the session only read). */
+    public ClusterSession openSession(SessionOptions sessionOptions) {
+        return new ClusterSession(this, sessionOptions);
+    }
+
     // ---- writes
 
     /**
@@ -189,11 +207,21 @@ public final class RatchetClient implements AutoCloseable {
      * cluster time, "expired counts as absent"): what the lock and reservation recipes are built on.
      */
     public CompletableFuture<CompareExchangeResult> writeAsync(Command.Op write) {
+        return writeAsync(write, null, null);
+    }
+
+    /**
+     * As {@link #writeAsync(Command.Op)}, with an idempotency key (null for none): within
+     * {@code retention} a resend of the same key, even from another client after a lost answer, returns
+     * the first outcome instead of applying again. A key names one write; use a fresh one for the next.
+     */
+    public CompletableFuture<CompareExchangeResult> writeAsync(Command.Op write, String idempotencyKey, Duration retention) {
         if (!(write instanceof Command.Put) && !(write instanceof Command.Delete)) {
             return CompletableFuture.failedFuture(invalid(new InvalidCommandException(
                     "only a put or a delete stands alone; other operations go in a transaction")));
         }
-        return submitAsync(Request.of(List.of((Command) write))).thenApply(results -> toWriteResult(results.get(0)));
+        Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(), List.of((Command) write));
+        return submitAsync(request).thenApply(results -> toWriteResult(results.get(0)));
     }
 
     /**
@@ -251,6 +279,10 @@ public final class RatchetClient implements AutoCloseable {
 
     public CompareExchangeResult write(Command.Op write) {
         return await(writeAsync(write));
+    }
+
+    public CompareExchangeResult write(Command.Op write, String idempotencyKey, Duration retention) {
+        return await(writeAsync(write, idempotencyKey, retention));
     }
 
     public TransactionResult transaction(List<Command.Op> ops) {

@@ -20,6 +20,8 @@ import picocli.CommandLine.ParseResult;
             WriteCommands.Delete.class,
             ReadCommands.ListItems.class,
             ReadCommands.Status.class,
+            TransactionCommand.class,
+            DocumentCommands.class,
         })
 public final class Main implements Runnable {
 
@@ -66,9 +68,12 @@ public final class Main implements Runnable {
             kind = "internal_error";
             e.printStackTrace(cli.getErr());
         }
-        cli.getErr().println("ratchet " + cli.getCommandName() + ": " + e.getMessage());
+        cli.getErr().println(cli.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         cli.getErr().flush();
         ParseResult sub = parsed.subcommand();
+        while (sub != null && sub.subcommand() != null) {
+            sub = sub.subcommand(); // nested commands (doc get) carry the options
+        }
         if (sub != null && sub.hasMatchedOption("--json")) {
             ObjectNode o = Output.object();
             o.put("error", kind);

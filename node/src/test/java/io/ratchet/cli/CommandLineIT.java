@@ -96,6 +96,8 @@ class CommandLineIT {
                 List.of("put", "bad/index", "1", "--index", "seven"),
                 List.of("put", "rvn-atomic/users/1", "{}", "--index", "0"),
                 List.of("delete", "bad/zero", "--index", "0"),
+                List.of("txn", "[{\"op\":\"put\",\"key\":\"bad/txn\",\"value\":1}]"),
+                List.of("doc", "put", "bad/doc", "[1]"),
                 List.of("frobnicate"));
         for (List<String> args : bad) {
             Run r = ratchet(args);
@@ -105,6 +107,56 @@ class CommandLineIT {
         Run withJson = ratchet(List.of("put", "bad/null", "null", "--index", "0", "--json"));
         assertEquals("invalid_request", Json.parse(withJson.out).get("error").asText());
         assertEquals(0, json(0, "list", "--prefix", "bad/").get("items").size());
+    }
+
+    @Test
+    void aUserEditsADocumentUnderItsAtomicGuard() throws Exception {
+        JsonNode created = json(0, "doc", "put", "customers/7", "{\"name\":\"Ada\",\"tier\":\"silver\"}");
+        assertTrue(created.get("successful").asBoolean());
+        long guard = created.get("guardIndex").asLong();
+
+        JsonNode createAgain = json(1, "doc", "put", "customers/7", "{\"name\":\"Eve\"}");
+        assertEquals(guard, createAgain.get("guardIndex").asLong(), "without --guard-index a put is create-only");
+        assertEquals("Ada", createAgain.get("document").get("name").asText(), "the refusal shows the document as it is");
+
+        JsonNode changed = json(0, "doc", "put", "customers/7", "{\"name\":\"Ada\",\"tier\":\"gold\"}",
+                "--guard-index", String.valueOf(guard));
+        long moved = changed.get("guardIndex").asLong();
+        assertTrue(moved > guard, "every change moves the guard");
+        assertEquals(moved, json(0, "get", "rvn-atomic/customers/7").get("index").asLong(), "the guard is an item, listed like any");
+
+        JsonNode staleDelete = json(1, "doc", "delete", "customers/7", "--guard-index", String.valueOf(guard));
+        assertEquals(moved, staleDelete.get("guardIndex").asLong());
+        assertEquals("gold", staleDelete.get("document").get("tier").asText());
+
+        JsonNode deleted = json(0, "doc", "delete", "customers/7", "--guard-index", String.valueOf(moved));
+        assertTrue(deleted.get("document").isNull());
+        JsonNode gone = json(1, "doc", "get", "customers/7");
+        assertEquals(0, gone.get("guardIndex").asLong());
+        assertEquals(1, ratchet(List.of("get", "rvn-atomic/customers/7")).code, "the guard went with the document");
+    }
+
+    @Test
+    void aTransactionAppliesAllOrNothingAndAKeyedResendAppliesOnce() throws Exception {
+        String both = "[{\"op\":\"put\",\"key\":\"cart/a\",\"value\":1,\"index\":0},"
+                + "{\"op\":\"put\",\"key\":\"cart/b\",\"value\":2,\"index\":0}]";
+        JsonNode first = json(0, "txn", both, "--idempotency-key", "cart-1");
+        long index = first.get("index").asLong();
+        assertTrue(first.get("successful").asBoolean());
+        assertEquals(index, json(0, "txn", both, "--idempotency-key", "cart-1").get("index").asLong(),
+                "the resend returns the first outcome instead of a conflict");
+
+        JsonNode refused = json(1, "txn", "[{\"op\":\"check\",\"key\":\"cart/a\",\"index\":" + (index - 1) + "},"
+                + "{\"op\":\"put\",\"key\":\"cart/c\",\"value\":3,\"index\":0}]");
+        assertFalse(refused.get("successful").asBoolean());
+        JsonNode conflict = refused.get("conflicts").get(0);
+        assertEquals("cart/a", conflict.get("key").asText());
+        assertEquals(index - 1, conflict.get("expected").asLong());
+        assertEquals(index, conflict.get("actual").asLong());
+
+        JsonNode items = json(0, "list", "--prefix", "cart/").get("items");
+        assertEquals(2, items.size(), "cart/c was not written");
+        items.forEach(item -> assertEquals(index, item.get("index").asLong(), "both writes at one index, once"));
     }
 
     @Test

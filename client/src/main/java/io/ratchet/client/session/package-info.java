@@ -1,0 +1,10 @@
+/**
+ * Document sessions with Atomic Guards and the optimistic-concurrency retry loop, built only on the
+ * client's public primitives (reads and one transaction per save).
+ *
+ * <p>{@link io.ratchet.client.session.ClusterSession} records a unit of work and saves it as one
+ * transaction conditioned on what it read; {@link io.ratchet.client.session.Retry} re-runs a unit of
+ * work from fresh reads when its save is refused, with bounded attempts and jittered backoff, and
+ * offers a read-modify-write {@code update} of one item.
+ */
+package io.ratchet.client.session;
