@@ -1,5 +1,6 @@
 package io.ratchet.statemachine;
 
+import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Entry;
@@ -10,6 +11,9 @@ import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Keys;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -64,8 +68,11 @@ public final class CompareExchangeStore {
         }
     }
 
-    /** The results of an idempotent request, kept until cluster time passes {@code until}. */
-    record Remembered(long until, List<Result> results) {
+    /**
+     * The results of an idempotent request, kept until cluster time passes {@code until}, with a
+     * fingerprint of the request's commands so a key reused for a different request is refused.
+     */
+    record Remembered(long until, long fingerprint, List<Result> results) {
     }
 
     /**
@@ -91,14 +98,15 @@ public final class CompareExchangeStore {
 
     private List<Result> applyRequest(Request request, long logIndex) {
         String key = request.idempotencyKey();
+        long fingerprint = key == null ? 0 : fingerprint(request);
         if (key != null) {
             Remembered earlier = remembered.get(key);
             if (earlier != null) {
-                if (earlier.results().size() == request.commands().size()) {
+                if (earlier.fingerprint() == fingerprint) {
                     return earlier.results();
                 }
                 return Collections.nCopies(request.commands().size(), new Result.Rejected(
-                        "idempotency key '" + key + "' was used for a different request"));
+                        "idempotency key '" + key + "' was already used for a different request"));
             }
         }
         List<Result> results = new ArrayList<>(request.commands().size());
@@ -107,10 +115,20 @@ public final class CompareExchangeStore {
         }
         if (key != null && request.retentionMillis() > 0) {
             long until = clusterTime + Math.min(request.retentionMillis(), Request.MAX_RETENTION_MILLIS);
-            remembered.put(key, new Remembered(until, List.copyOf(results)));
+            remembered.put(key, new Remembered(until, fingerprint, List.copyOf(results)));
             rememberedUntil.add(new Expiring(until, key));
         }
         return results;
+    }
+
+    /** The first 8 bytes of the SHA-256 of the request's commands as encoded: the same on every replica. */
+    private static long fingerprint(Request request) {
+        byte[] encoded = Codec.encodeRequests(List.of(new Request(null, 0, request.commands())));
+        try {
+            return ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(encoded)).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 
     private void forgetLapsedRequests() {

@@ -67,6 +67,7 @@ public final class SnapshotFile {
             for (Map.Entry<String, CompareExchangeStore.Remembered> r : store.remembered().entrySet()) {
                 Codec.writeString(out, r.getKey());
                 out.writeLong(r.getValue().until());
+                out.writeLong(r.getValue().fingerprint());
                 Codec.writeResultList(out, r.getValue().results());
             }
             long checksum = crc.getValue();
@@ -111,7 +112,7 @@ public final class SnapshotFile {
             Map<String, CompareExchangeStore.Remembered> remembered = new HashMap<>();
             for (long i = 0; i < rememberedCount; i++) {
                 String key = Codec.readString(in);
-                remembered.put(key, new CompareExchangeStore.Remembered(in.readLong(), Codec.readResultList(in)));
+                remembered.put(key, new CompareExchangeStore.Remembered(in.readLong(), in.readLong(), Codec.readResultList(in)));
             }
             long expected = crc.getValue();
             long stored = in.readLong();

@@ -108,7 +108,12 @@ class TransactionAndDocumentTest {
         assertTrue(((Result.Write) again.get(0)).successful());
         assertEquals(1, store.get("orders/42").index());
 
-        List<Result> afterRetention = store.applyEntry(new Entry(61_001, List.of(request)), 3);
+        Request other = new Request("order-42", 60_000, List.of(new Command.Put("orders/43", "1", 0, null)));
+        assertInstanceOf(Result.Rejected.class, store.applyEntry(new Entry(3_000, List.of(other)), 3).get(0),
+                "a key reused for a different request is refused, not answered with another request's result");
+        assertNull(store.get("orders/43"));
+
+        List<Result> afterRetention = store.applyEntry(new Entry(61_001, List.of(request)), 4);
         assertFalse(((Result.Write) afterRetention.get(0)).successful(), "past the retention the key is forgotten");
     }
 }
