@@ -20,6 +20,9 @@ import picocli.CommandLine.ParseResult;
             WriteCommands.Delete.class,
             ReadCommands.ListItems.class,
             ReadCommands.Status.class,
+            WatchCommand.class,
+            LockCommand.class,
+            ReserveCommand.class,
         })
 public final class Main implements Runnable {
 
@@ -66,9 +69,12 @@ public final class Main implements Runnable {
             kind = "internal_error";
             e.printStackTrace(cli.getErr());
         }
-        cli.getErr().println("ratchet " + cli.getCommandName() + ": " + e.getMessage());
+        cli.getErr().println(cli.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         cli.getErr().flush();
         ParseResult sub = parsed.subcommand();
+        while (sub != null && sub.subcommand() != null) {
+            sub = sub.subcommand(); // lock acquire: the options belong to the innermost command
+        }
         if (sub != null && sub.hasMatchedOption("--json")) {
             ObjectNode o = Output.object();
             o.put("error", kind);
