@@ -52,6 +52,7 @@ public final class Locks {
     public static final String PREFIX = "locks/";
     /** A waiter re-tries at least this often even without news from its watch. */
     static final Duration MAX_WAIT_SLICE = Duration.ofSeconds(30);
+    private static final long MAX_WAIT_SECONDS = 100L * 365 * 24 * 3600;
     private static final long BACKOFF_BASE_MILLIS = 10;
     private static final long BACKOFF_CAP_MILLIS = 500;
 
@@ -118,10 +119,12 @@ public final class Locks {
             String key = key(name);
             long leaseMillis = leaseMillis(lease);
             if (waitTimeout == null || waitTimeout.isNegative()) {
-                throw invalid("a wait must be 0 or more, not " + waitTimeout);
+                throw invalid("a wait must be 0 or more, not " + text(waitTimeout));
             }
-            // The local monotonic clock bounds how long we wait; it never judges a lease.
-            long deadline = System.nanoTime() + waitTimeout.toNanos();
+            // The local monotonic clock bounds how long we wait; it never judges a lease. (Capped so
+            // that the deadline arithmetic cannot overflow: a century is as good as forever here.)
+            long deadline = System.nanoTime() + Math.min(waitTimeout.toSeconds(), MAX_WAIT_SECONDS) * 1_000_000_000L
+                    + waitTimeout.toNanosPart();
             return acquireLoop(name, key, lease, leaseMillis, deadline, 0);
         });
     }
@@ -302,13 +305,13 @@ public final class Locks {
 
     private long leaseMillis(Duration lease) {
         if (lease == null || lease.isNegative() || lease.isZero()) {
-            throw invalid("a lease must be above 0, not " + lease);
+            throw invalid("a lease must be at least 1 ms, not " + text(lease));
         }
         if (lease.compareTo(options.maxLease()) > 0) {
-            throw invalid("a lease of " + lease + " is above the maximum of " + options.maxLease());
+            throw invalid("a lease of " + text(lease) + " is above the maximum of " + text(options.maxLease()));
         }
         if (lease.toMillis() == 0) {
-            throw invalid("a lease must be at least 1 ms, not " + lease);
+            throw invalid("a lease must be at least 1 ms, not " + lease.toNanos() + " ns");
         }
         return lease.toMillis();
     }
@@ -366,6 +369,13 @@ public final class Locks {
             t = t.getCause();
         }
         return t;
+    }
+
+    private static String text(Duration d) {
+        if (d == null) {
+            return "none";
+        }
+        return d.getNano() == 0 ? d.getSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private static String abbreviate(String s) {
