@@ -14,6 +14,7 @@ import io.ratchet.protocol.Keys;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -40,7 +41,8 @@ import java.util.function.Supplier;
  * the lease run out; renew before {@link Lease#expiresAt()}; pass the fencing token to every resource
  * the lock protects, which must refuse a token lower than the highest it has seen (a holder that
  * paused past its lease may not know yet that it lost the lock). Locks are not re-entrant: an owner
- * that already holds a lock is refused like anyone else.
+ * that already holds a lock is refused like anyone else. Thread-safe; threads that share an instance
+ * share its owner id, so give each independent holder its own instance if the owner should tell them apart.
  *
  * <p>Errors: {@link InvalidRequestException} for a bad name, lease or wait (nothing written);
  * {@link LeaseLostException} when a renew or release finds the lease gone; {@link UnknownOutcomeException}
@@ -65,8 +67,8 @@ public final class Locks {
     }
 
     public Locks(RatchetClient client, LockOptions options) {
-        this.client = client;
-        this.options = options;
+        this.client = Objects.requireNonNull(client, "client");
+        this.options = Objects.requireNonNull(options, "options");
     }
 
     /** The owner id written into every lock this instance acquires. */
