@@ -2,6 +2,8 @@ package io.ratchet.client;
 
 import io.ratchet.client.session.ClusterSession;
 import io.ratchet.client.session.SessionOptions;
+import io.ratchet.client.lock.Locks;
+import io.ratchet.client.reservation.Reservations;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
@@ -173,6 +175,19 @@ public final class RatchetClient implements AutoCloseable {
     /** As {@link #openSession()}, with options (e.g. validation of what the session only read). */
     public ClusterSession openSession(SessionOptions sessionOptions) {
         return new ClusterSession(this, sessionOptions);
+    }
+
+    /**
+     * The lock recipe over this client, with default options: a fresh owner id for each call and a
+     * maximum lease of one hour. For other options use {@code new Locks(client, options)}.
+     */
+    public Locks locks() {
+        return new Locks(this);
+    }
+
+    /** Create-only reservations of unique keys (emails, usernames) over this client. */
+    public Reservations reservations() {
+        return new Reservations(this);
     }
 
     // ---- writes
@@ -613,8 +628,11 @@ public final class RatchetClient implements AutoCloseable {
         return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
     }
 
-    /** Waits for a future and rethrows its Ratchet error as is. */
-    static <T> T await(CompletableFuture<T> future) {
+    /**
+     * Waits for a future from this API and rethrows its Ratchet error as is: what every blocking twin
+     * of an async method does (recipes built on this client use it too).
+     */
+    public static <T> T await(CompletableFuture<T> future) {
         try {
             return future.join();
         } catch (CompletionException e) {

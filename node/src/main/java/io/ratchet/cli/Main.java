@@ -22,6 +22,9 @@ import picocli.CommandLine.ParseResult;
             ReadCommands.Status.class,
             TransactionCommand.class,
             DocumentCommands.class,
+            WatchCommand.class,
+            LockCommand.class,
+            ReserveCommand.class,
         })
 public final class Main implements Runnable {
 

@@ -29,6 +29,16 @@ final class Output {
         return o;
     }
 
+    /** The item fields for a key that has no item. */
+    static ObjectNode absent(String key) {
+        ObjectNode o = object();
+        o.put("key", key);
+        o.putNull("value");
+        o.put("index", 0);
+        o.putNull("metadata");
+        return o;
+    }
+
     static void print(PrintWriter out, boolean asJson, ObjectNode result) {
         if (asJson) {
             out.println(Json.write(result));

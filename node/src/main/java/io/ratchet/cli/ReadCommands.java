@@ -33,24 +33,15 @@ final class ReadCommands {
             if (stale) {
                 StaleRead<Optional<Item>> read = c.getStale(key);
                 item = read.value();
-                o = item.map(Output::item).orElseGet(() -> absent(key));
+                o = item.map(Output::item).orElseGet(() -> Output.absent(key));
                 o.put("stale", true);
                 o.put("servedBy", read.servedBy());
             } else {
                 item = c.get(key);
-                o = item.map(Output::item).orElseGet(() -> absent(key));
+                o = item.map(Output::item).orElseGet(() -> Output.absent(key));
             }
             print(o);
             return item.isPresent() ? ExitCode.DONE : ExitCode.CONDITION_FAILED;
-        }
-
-        private static ObjectNode absent(String key) {
-            ObjectNode o = Output.object();
-            o.put("key", key);
-            o.putNull("value");
-            o.put("index", 0);
-            o.putNull("metadata");
-            return o;
         }
     }
 

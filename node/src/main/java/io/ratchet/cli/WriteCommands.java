@@ -3,7 +3,11 @@ package io.ratchet.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.protocol.Expiry;
 import io.ratchet.protocol.Json;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -35,10 +39,42 @@ final class WriteCommands {
         long index;
         @Option(names = "--metadata", description = "a JSON object, e.g. '{\"@expires\":\"2030-01-01T00:00:00Z\"}'")
         String metadata;
+        @ArgGroup(exclusive = true, multiplicity = "0..1")
+        Expiration expiration;
+
+        /** At most one way to say when the item expires. */
+        static final class Expiration {
+            @Option(names = "--ttl", description = "expire this long after the write's cluster time, e.g. 30s")
+            String ttl;
+            @Option(names = "--expires", description = "expire at this ISO-8601 instant, e.g. 2030-01-01T00:00:00Z")
+            String expires;
+        }
 
         @Override
         int run(RatchetClient c) {
-            return printWrite(this, c.put(key, Json.parse(value), index, metadata == null ? null : Json.parse(metadata)));
+            String meta = metadata == null ? null : Json.validateMetadata(Json.write(Json.parse(metadata)));
+            long ttlMillis = 0;
+            if (expiration != null && expiration.ttl != null) {
+                ttlMillis = Durations.parse(expiration.ttl).toMillis();
+                if (ttlMillis <= 0) {
+                    throw new IllegalArgumentException("--ttl must be above 0, not '" + expiration.ttl + "'");
+                }
+            } else if (expiration != null) {
+                if (Expiry.fromMetadata(meta) != 0) {
+                    throw new IllegalArgumentException("give --expires or an " + Expiry.FIELD + " in --metadata, not both");
+                }
+                meta = Expiry.withExpiry(meta, parseInstant(expiration.expires).toEpochMilli());
+            }
+            String json = Json.write(Json.parse(value));
+            return printWrite(this, c.write(new io.ratchet.protocol.Command.Put(key, json, index, meta, ttlMillis, false)));
+        }
+
+        private static Instant parseInstant(String text) {
+            try {
+                return Instant.parse(text);
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException("--expires '" + text + "' is not an ISO-8601 instant such as 2030-01-01T00:00:00Z");
+            }
         }
     }
 

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -98,6 +99,9 @@ class CommandLineIT {
                 List.of("delete", "bad/zero", "--index", "0"),
                 List.of("txn", "[{\"op\":\"put\",\"key\":\"bad/txn\",\"value\":1}]"),
                 List.of("doc", "put", "bad/doc", "[1]"),
+                List.of("put", "bad/ttl", "1", "--index", "0", "--ttl", "2s", "--expires", "2030-01-01T00:00:00Z"),
+                List.of("put", "bad/expires", "1", "--index", "0", "--expires", "tomorrow"),
+                List.of("put", "bad/ttl", "1", "--index", "0", "--ttl", "soon"),
                 List.of("frobnicate"));
         for (List<String> args : bad) {
             Run r = ratchet(args);
@@ -157,6 +161,56 @@ class CommandLineIT {
         JsonNode items = json(0, "list", "--prefix", "cart/").get("items");
         assertEquals(2, items.size(), "cart/c was not written");
         items.forEach(item -> assertEquals(index, item.get("index").asLong(), "both writes at one index, once"));
+    }
+
+    @Test
+    void aLockIsAcquiredRefusedRenewedAndReleasedByIndex() throws Exception {
+        JsonNode alice = json(0, "lock", "acquire", "printer", "--lease", "30s", "--owner", "alice");
+        assertTrue(alice.get("acquired").asBoolean());
+        long token = alice.get("token").asLong();
+        long index = alice.get("index").asLong();
+        assertEquals(token, index, "the acquiring index is the fencing token");
+        assertTrue(Instant.parse(alice.get("expiresAt").asText()).isAfter(Instant.now().plusSeconds(20)));
+
+        JsonNode bob = json(1, "lock", "acquire", "printer", "--lease", "30s", "--owner", "bob");
+        assertFalse(bob.get("acquired").asBoolean());
+        assertEquals("alice", bob.get("holder").get("owner").asText());
+        assertEquals(token, bob.get("holder").get("token").asLong());
+
+        JsonNode renewed = json(0, "lock", "renew", "printer", "--index", String.valueOf(index), "--lease", "30s");
+        assertEquals(token, renewed.get("token").asLong(), "renewal keeps the token");
+        long current = renewed.get("index").asLong();
+        assertTrue(current > index);
+        assertEquals("alice", renewed.get("owner").asText());
+
+        JsonNode stale = json(1, "lock", "release", "printer", "--index", String.valueOf(index));
+        assertFalse(stale.get("released").asBoolean());
+        assertEquals(current, stale.get("holder").get("index").asLong());
+        assertTrue(json(0, "lock", "release", "printer", "--index", String.valueOf(current)).get("released").asBoolean());
+
+        Run zero = ratchet(List.of("lock", "acquire", "printer", "--lease", "0s"));
+        assertEquals(ExitCode.INVALID, zero.code, zero.toString());
+        assertEquals(0, json(0, "list", "--prefix", "locks/printer").get("items").size(), "released, and nothing else written");
+    }
+
+    @Test
+    void anItemPutWithATtlIsSweptAndAWatcherSeesItGoWhileAReservationStays() throws Exception {
+        JsonNode put = json(0, "put", "tour/session", "\"ada\"", "--index", "0", "--ttl", "2s");
+        long index = put.get("index").asLong();
+        assertTrue(put.get("metadata").has("@expires"));
+
+        JsonNode gone = json(0, "watch", "tour/session", "--after", String.valueOf(index), "--timeout", "20s");
+        assertTrue(gone.get("changed").asBoolean());
+        assertTrue(gone.get("lastChange").asLong() > index);
+        assertTrue(gone.get("value").isNull(), "the sweep deleted it: " + gone);
+
+        JsonNode lin = json(0, "reserve", "emails/lin@example.com", "users/7");
+        assertTrue(lin.get("reserved").asBoolean());
+        JsonNode taken = json(1, "reserve", "EMAILS/Lin@Example.com", "users/8");
+        assertEquals("users/7", taken.get("owner").asText());
+        JsonNode quiet = json(1, "watch", "emails/lin@example.com", "--after", lin.get("index").asText(), "--timeout", "2s");
+        assertFalse(quiet.get("changed").asBoolean());
+        assertEquals("users/7", quiet.get("value").asText());
     }
 
     @Test

@@ -156,6 +156,10 @@ final class LocalCluster implements AutoCloseable {
         }
     }
 
+    NodeConfig config(String id) {
+        return configs.get(id);
+    }
+
     List<String> nodeIds() {
         return List.copyOf(configs.keySet());
     }

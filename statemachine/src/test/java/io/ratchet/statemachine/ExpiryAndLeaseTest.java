@@ -12,6 +12,7 @@ import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Result;
 import java.util.List;
+import java.util.function.LongUnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /** Expiry, leases and sweeps, with cluster time given explicitly by each entry's stamp. */
@@ -150,5 +151,32 @@ class ExpiryAndLeaseTest {
         assertTrue(deleted.successful());
         assertEquals(nextIndex - 1, store.lastChange("k"));
         assertEquals(0, store.lastChange("never-written"));
+    }
+
+    @Test
+    void aNewLeaderWhoseClockLagsEndsALeaseLateByAtMostTheLagAndNeverTurnsTimeBack() {
+        long expiry = acquire(T0, "alice", 10_000).item().expiresAt();
+        at(T0 + 9_000, new Command.Put("other", "1", 0, null)); // the old leader's last stamp
+        long lag = 2_000;
+        LongUnaryOperator newLeaderStampAt = realTime -> realTime - lag;
+
+        assertFalse(acquire(newLeaderStampAt.applyAsLong(T0 + 9_500), "bob", 10_000).successful());
+        assertEquals(T0 + 9_000, store.clusterTime(), "an older stamp does not turn cluster time back");
+        assertFalse(acquire(newLeaderStampAt.applyAsLong(expiry + lag - 1), "bob", 10_000).successful(),
+                "1 ms short of expiry + lag in real time, the lease still holds");
+        assertTrue(acquire(newLeaderStampAt.applyAsLong(expiry + lag), "bob", 10_000).successful(),
+                "at expiry + lag it has ended: late by the lag, not more");
+    }
+
+    @Test
+    void aNewLeaderWhoseClockLeadsEndsALeaseEarlyByAtMostTheLead() {
+        long expiry = acquire(T0, "alice", 10_000).item().expiresAt();
+        long lead = 2_000;
+        LongUnaryOperator newLeaderStampAt = realTime -> realTime + lead;
+
+        assertFalse(acquire(newLeaderStampAt.applyAsLong(expiry - lead - 1), "bob", 10_000).successful(),
+                "until expiry - lead in real time, the lease holds");
+        assertTrue(acquire(newLeaderStampAt.applyAsLong(expiry - lead), "bob", 10_000).successful(),
+                "at expiry - lead it has ended: early by the lead, not more");
     }
 }

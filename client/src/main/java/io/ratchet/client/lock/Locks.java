@@ -1,0 +1,386 @@
+package io.ratchet.client.lock;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.UnknownOutcomeException;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Json;
+import io.ratchet.protocol.Keys;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Leased locks with fencing tokens, built only from {@link RatchetClient}'s public primitives. A lock
+ * is the item {@code locks/<name>} with the value {@code {"owner": ...}}:
+ * <ul>
+ *   <li>acquire is a create-only put with a time-to-live that treats an item expired at cluster time
+ *       as absent; the acquiring entry's index is the {@link Lease#fencingToken() fencing token};</li>
+ *   <li>renew is a put at the lease's current index with a new time-to-live (refused once the lease
+ *       has run out); release is a delete at that index;</li>
+ *   <li>a waiter sleeps on a watch of the lock item, not on a polling loop.</li>
+ * </ul>
+ *
+ * <p>Guarantee: at any cluster time at most one owner holds a lock, and every grant's fencing token
+ * is greater than every earlier grant's. Expiry is judged on cluster time (the leaders' clocks), never
+ * on this process's clock, which only decides when to try again.
+ *
+ * <p>What the caller owes: balance every acquire that returned a lease with a {@link #release}, or let
+ * the lease run out; renew before {@link Lease#expiresAt()}; pass the fencing token to every resource
+ * the lock protects, which must refuse a token lower than the highest it has seen (a holder that
+ * paused past its lease may not know yet that it lost the lock). Locks are not re-entrant: an owner
+ * that already holds a lock is refused like anyone else. Thread-safe; threads that share an instance
+ * share its owner id, so give each independent holder its own instance if the owner should tell them apart.
+ *
+ * <p>Errors: {@link InvalidRequestException} for a bad name, lease or wait (nothing written);
+ * {@link LeaseLostException} when a renew or release finds the lease gone; {@link UnknownOutcomeException}
+ * when an acquire, renew or release got no answer (it may have been applied: {@link #holder} shows who
+ * holds the lock now); {@link ClusterUnavailableException} when {@link #holder} got no answer.
+ */
+public final class Locks {
+    /** Lock items live under this prefix. */
+    public static final String PREFIX = "locks/";
+    /** A waiter re-tries at least this often even without news from its watch. */
+    static final Duration MAX_WAIT_SLICE = Duration.ofSeconds(30);
+    private static final long MAX_WAIT_SECONDS = 100L * 365 * 24 * 3600;
+    private static final long BACKOFF_BASE_MILLIS = 10;
+    private static final long BACKOFF_CAP_MILLIS = 500;
+
+    private final RatchetClient client;
+    private final LockOptions options;
+
+    /** Locks with {@link LockOptions#defaults()}: a fresh owner id and a one-hour maximum lease. */
+    public Locks(RatchetClient client) {
+        this(client, LockOptions.defaults());
+    }
+
+    public Locks(RatchetClient client, LockOptions options) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /** The owner id written into every lock this instance acquires. */
+    public String owner() {
+        return options.owner();
+    }
+
+    public LockOptions options() {
+        return options;
+    }
+
+    /**
+     * The key of the item that holds lock {@code name}.
+     *
+     * @throws InvalidRequestException when the name is empty or makes a key the protocol refuses
+     */
+    public static String key(String name) {
+        if (name == null || name.isEmpty()) {
+            throw invalid("a lock name must not be empty");
+        }
+        String key = PREFIX + name;
+        try {
+            return Keys.validateWritable(key);
+        } catch (InvalidCommandException e) {
+            throw invalid("lock name '" + abbreviate(name) + "' does not make a valid key: " + e.getMessage());
+        }
+    }
+
+    // ---- acquire
+
+    /**
+     * Takes the lock if it is free at cluster time (absent, or its holder's lease ran out), for
+     * {@code lease}; completes with empty when another owner holds it. One attempt, no waiting.
+     */
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(String name, Duration lease) {
+        return checked(() -> attempt(key(name), leaseMillis(lease))
+                .thenApply(r -> r.successful() ? Optional.of(granted(name, r, lease)) : Optional.empty()));
+    }
+
+    /**
+     * As {@link #tryAcquireAsync}, but while another owner holds the lock, waits for it for up to
+     * {@code waitTimeout}: on a watch of the lock item (woken by a release, a renewal, or the sweep of an
+     * expired holder), then again after a random pause (full jitter) so that waiters woken together do
+     * not retry together. Completes with empty when the wait runs out; a wait of zero is one attempt.
+     * A watch that fails for want of a leader only shortens the pause; it may make the call return up
+     * to one client operation timeout after {@code waitTimeout}.
+     */
+    public CompletableFuture<Optional<Lease>> acquireAsync(String name, Duration lease, Duration waitTimeout) {
+        return checked(() -> {
+            String key = key(name);
+            long leaseMillis = leaseMillis(lease);
+            if (waitTimeout == null || waitTimeout.isNegative()) {
+                throw invalid("a wait must be 0 or more, not " + text(waitTimeout));
+            }
+            // The local monotonic clock bounds how long we wait; it never judges a lease. (Capped so
+            // that the deadline arithmetic cannot overflow: a century is as good as forever here.)
+            long deadline = System.nanoTime() + Math.min(waitTimeout.toSeconds(), MAX_WAIT_SECONDS) * 1_000_000_000L
+                    + waitTimeout.toNanosPart();
+            return acquireLoop(name, key, lease, leaseMillis, deadline, 0);
+        });
+    }
+
+    private CompletableFuture<Optional<Lease>> acquireLoop(String name, String key, Duration lease, long leaseMillis,
+                                                           long deadline, int attempt) {
+        return attempt(key, leaseMillis).thenCompose(r -> {
+            if (r.successful()) {
+                return CompletableFuture.completedFuture(Optional.of(granted(name, r, lease)));
+            }
+            long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (remaining <= 0) {
+                return CompletableFuture.completedFuture(Optional.<Lease>empty());
+            }
+            return client.watchAsync(key, r.index(), Duration.ofMillis(watchFor(r, remaining)))
+                    .handle((watched, error) -> {
+                        if (error != null && unwrap(error) instanceof InvalidRequestException bad) {
+                            throw bad;
+                        }
+                        return null; // a change, a timeout or a lost watch: in every case, try again
+                    })
+                    .thenCompose(ignored -> pause(backoff(attempt, deadline)))
+                    .thenCompose(ignored -> acquireLoop(name, key, lease, leaseMillis, deadline, attempt + 1));
+        });
+    }
+
+    /** How long to watch a held lock: until the wait ends, a slice passes, or (by our clock) its lease runs out. */
+    private static long watchFor(CompareExchangeResult held, long remainingMillis) {
+        long wait = Math.min(remainingMillis, MAX_WAIT_SLICE.toMillis());
+        if (held.expiresAt() != 0) {
+            // Only a hint for when to ask again: the attempt itself is judged on cluster time, and if our
+            // clock runs slow, the sweep that deletes the expired holder wakes the watch anyway.
+            wait = Math.min(wait, held.expiresAt() - System.currentTimeMillis());
+        }
+        return Math.max(1, wait);
+    }
+
+    /** A random pause in [0, min(cap, base * 2^attempt)], never past the deadline. */
+    private static long backoff(int attempt, long deadline) {
+        long ceiling = Math.min(BACKOFF_CAP_MILLIS, BACKOFF_BASE_MILLIS << Math.min(attempt, 16));
+        long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        return Math.min(remaining, ThreadLocalRandom.current().nextLong(ceiling + 1));
+    }
+
+    private static CompletableFuture<Void> pause(long millis) {
+        return millis <= 0 ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
+    }
+
+    private CompletableFuture<CompareExchangeResult> attempt(String key, long leaseMillis) {
+        return client.writeAsync(new Command.Put(key, ownerValue(options.owner()), 0, null, leaseMillis, true));
+    }
+
+    private static Lease granted(String name, CompareExchangeResult r, Duration lease) {
+        return new Lease(name, ownerOf(r.item()), r.createdIndex(), r.index(), Instant.ofEpochMilli(r.expiresAt()), lease);
+    }
+
+    // ---- renew, release
+
+    /** Extends the lease by its own {@link Lease#duration()}, from the renewal's cluster time. */
+    public CompletableFuture<Lease> renewAsync(Lease lease) {
+        return checked(() -> renewAsync(lease, requireLease(lease).duration()));
+    }
+
+    /**
+     * Extends the lease to {@code duration} after the renewal's cluster time. Succeeds only while the
+     * lock item still has {@link Lease#currentIndex()} and the lease has not run out; the returned lease
+     * has a new current index and expiry and the same fencing token.
+     *
+     * @throws LeaseLostException (through the future) when the lease ran out, was released or was taken over
+     */
+    public CompletableFuture<Lease> renewAsync(Lease lease, Duration duration) {
+        return checked(() -> {
+            String key = key(requireLease(lease).name());
+            long millis = leaseMillis(duration);
+            return client.writeAsync(new Command.Put(key, ownerValue(lease.owner()), lease.currentIndex(), null, millis, false))
+                    .thenApply(r -> {
+                        if (!r.successful()) {
+                            throw new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), r.item()));
+                        }
+                        return new Lease(lease.name(), lease.owner(), r.createdIndex(), r.index(),
+                                Instant.ofEpochMilli(r.expiresAt()), duration);
+                    });
+        });
+    }
+
+    /**
+     * Renews the lease that lock {@code name} has at {@code index}, for a holder that kept only the index
+     * (a command line, a process that restarted): reads the item for its owner and token, then renews at
+     * that index, which is the atomic check.
+     *
+     * @throws LeaseLostException (through the future) when the lock is not at {@code index}, or its lease ran out
+     */
+    public CompletableFuture<Lease> renewAsync(String name, long index, Duration duration) {
+        return checked(() -> {
+            String key = key(name);
+            leaseMillis(duration);
+            requireIndex(name, index);
+            return client.getAsync(key).thenCompose(item -> {
+                if (item.isEmpty() || item.get().index() != index) {
+                    throw new LeaseLostException(name, index, holderOf(name, item.orElse(null)));
+                }
+                Item held = item.get();
+                Lease lease = new Lease(name, ownerOf(held), held.createdIndex(), index,
+                        Instant.ofEpochMilli(held.expiresAt()), duration);
+                return renewAsync(lease, duration);
+            });
+        });
+    }
+
+    /**
+     * Frees the lock: deletes its item at {@link Lease#currentIndex()}. A release after the lease ran out
+     * but before the sweeper removed it still succeeds (nobody else was let in meanwhile).
+     *
+     * @throws LeaseLostException (through the future) when the lock was swept, released or taken over
+     */
+    public CompletableFuture<Void> releaseAsync(Lease lease) {
+        return checked(() -> releaseAsync(requireLease(lease).name(), lease.currentIndex()));
+    }
+
+    /** As {@link #releaseAsync(Lease)}, for a holder that kept only the lock's name and index. */
+    public CompletableFuture<Void> releaseAsync(String name, long index) {
+        return checked(() -> {
+            String key = key(name);
+            requireIndex(name, index);
+            return client.writeAsync(new Command.Delete(key, index)).thenApply(r -> {
+                if (!r.successful()) {
+                    throw new LeaseLostException(name, index, holderOf(name, r.item()));
+                }
+                return null;
+            });
+        });
+    }
+
+    /**
+     * Who holds lock {@code name} now (a linearizable read), or empty when nobody does. A holder whose
+     * lease ran out but whose item the sweeper has not removed yet is still shown, with its expiry.
+     */
+    public CompletableFuture<Optional<LockHolder>> holderAsync(String name) {
+        return checked(() -> client.getAsync(key(name)).thenApply(item -> item.map(i -> holderOf(name, i))));
+    }
+
+    // ---- blocking twins
+
+    public Optional<Lease> tryAcquire(String name, Duration lease) {
+        return RatchetClient.await(tryAcquireAsync(name, lease));
+    }
+
+    public Optional<Lease> acquire(String name, Duration lease, Duration waitTimeout) {
+        return RatchetClient.await(acquireAsync(name, lease, waitTimeout));
+    }
+
+    public Lease renew(Lease lease) {
+        return RatchetClient.await(renewAsync(lease));
+    }
+
+    public Lease renew(Lease lease, Duration duration) {
+        return RatchetClient.await(renewAsync(lease, duration));
+    }
+
+    public Lease renew(String name, long index, Duration duration) {
+        return RatchetClient.await(renewAsync(name, index, duration));
+    }
+
+    public void release(Lease lease) {
+        RatchetClient.await(releaseAsync(lease));
+    }
+
+    public void release(String name, long index) {
+        RatchetClient.await(releaseAsync(name, index));
+    }
+
+    public Optional<LockHolder> holder(String name) {
+        return RatchetClient.await(holderAsync(name));
+    }
+
+    // ---- values and checks
+
+    private long leaseMillis(Duration lease) {
+        if (lease == null || lease.isNegative() || lease.isZero()) {
+            throw invalid("a lease must be at least 1 ms, not " + text(lease));
+        }
+        if (lease.compareTo(options.maxLease()) > 0) {
+            throw invalid("a lease of " + text(lease) + " is above the maximum of " + text(options.maxLease()));
+        }
+        if (lease.toMillis() == 0) {
+            throw invalid("a lease must be at least 1 ms, not " + lease.toNanos() + " ns");
+        }
+        return lease.toMillis();
+    }
+
+    private static Lease requireLease(Lease lease) {
+        if (lease == null) {
+            throw invalid("no lease given");
+        }
+        requireIndex(lease.name(), lease.currentIndex());
+        if (lease.owner() == null || lease.owner().isEmpty()) {
+            throw invalid("the lease on lock '" + lease.name() + "' names no owner");
+        }
+        return lease;
+    }
+
+    private static void requireIndex(String name, long index) {
+        if (index <= 0) {
+            throw invalid("a held lock's index is above 0; lock '" + name + "' was given " + index);
+        }
+    }
+
+    private static String ownerValue(String owner) {
+        return Json.write(Map.of("owner", owner));
+    }
+
+    private static LockHolder holderOf(String name, Item item) {
+        if (item == null) {
+            return null;
+        }
+        Optional<Instant> expiresAt = item.expiresAt() == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(item.expiresAt()));
+        return new LockHolder(name, ownerOf(item), item.createdIndex(), item.index(), expiresAt);
+    }
+
+    /** The owner a lock value names; for an item that is not a lock value, its raw JSON. */
+    private static String ownerOf(Item item) {
+        JsonNode value = item.valueNode();
+        JsonNode owner = value.get("owner");
+        return owner != null && owner.isTextual() ? owner.asText() : item.value();
+    }
+
+    private static <T> CompletableFuture<T> checked(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (InvalidRequestException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static InvalidRequestException invalid(String message) {
+        return new InvalidRequestException(message, null);
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String text(Duration d) {
+        if (d == null) {
+            return "none";
+        }
+        return d.getNano() == 0 ? d.getSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "...(" + s.length() + " chars)";
+    }
+}

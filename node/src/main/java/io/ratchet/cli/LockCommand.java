@@ -1,0 +1,137 @@
+package io.ratchet.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.lock.Lease;
+import io.ratchet.client.lock.LeaseLostException;
+import io.ratchet.client.lock.LockHolder;
+import io.ratchet.client.lock.LockOptions;
+import io.ratchet.client.lock.Locks;
+import java.time.Duration;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code lock acquire|renew|release}: the lock recipe from the command line. A process that acquires
+ * exits holding the lock; it (or another) renews or releases by the index it printed.
+ */
+@Command(name = "lock", description = "Leased locks with fencing tokens: acquire, renew, release.",
+        subcommands = {LockCommand.Acquire.class, LockCommand.Renew.class, LockCommand.Release.class})
+final class LockCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "name what to do: lock acquire, lock renew or lock release");
+    }
+
+    @Command(name = "acquire", description = {
+            "Take lock NAME for --lease if it is free at cluster time, waiting up to --wait for it.",
+            "Prints the owner, fencing token, index and expiry; exit 1 with the holder when it stays held."})
+    static final class Acquire extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--lease", required = true, description = "how long the lock is held unless renewed, e.g. 30s (at most 1h)")
+        String lease;
+        @Option(names = "--wait", defaultValue = "0s", description = "how long to wait while it is held (default ${DEFAULT-VALUE}: one try)")
+        String wait;
+        @Option(names = "--owner", description = "the owner id to record (default: host/pid/random)")
+        String owner;
+
+        @Override
+        int run(RatchetClient c) {
+            LockOptions options = owner == null ? LockOptions.defaults() : LockOptions.defaults().withOwner(owner);
+            Locks locks = new Locks(c, options);
+            Duration leaseTime = Durations.parse(lease);
+            Duration waitTime = Durations.parse(wait);
+            Optional<Lease> granted = waitTime.isZero()
+                    ? locks.tryAcquire(name, leaseTime)
+                    : locks.acquire(name, leaseTime, waitTime);
+            if (granted.isPresent()) {
+                print(lease("acquired", granted.get()));
+                return ExitCode.DONE;
+            }
+            print(refused("acquired", name, locks.holder(name)));
+            return ExitCode.CONDITION_FAILED;
+        }
+    }
+
+    @Command(name = "renew", description = "Extend the lease that lock NAME has at --index by --lease; exit 1 when it was lost.")
+    static final class Renew extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--index", required = true, description = "the lock's current index, as acquire or the last renew printed")
+        long index;
+        @Option(names = "--lease", required = true, description = "the new lease from now (cluster time), e.g. 30s")
+        String lease;
+
+        @Override
+        int run(RatchetClient c) {
+            try {
+                print(lease("renewed", c.locks().renew(name, index, Durations.parse(lease))));
+                return ExitCode.DONE;
+            } catch (LeaseLostException e) {
+                print(refused("renewed", name, e.holder()));
+                return ExitCode.CONDITION_FAILED;
+            }
+        }
+    }
+
+    @Command(name = "release", description = "Free lock NAME if it is still at --index; exit 1 when it was lost.")
+    static final class Release extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--index", required = true, description = "the lock's current index")
+        long index;
+
+        @Override
+        int run(RatchetClient c) {
+            try {
+                c.locks().release(name, index);
+                ObjectNode o = Output.object();
+                o.put("released", true);
+                o.put("name", name);
+                print(o);
+                return ExitCode.DONE;
+            } catch (LeaseLostException e) {
+                print(refused("released", name, e.holder()));
+                return ExitCode.CONDITION_FAILED;
+            }
+        }
+    }
+
+    private static ObjectNode lease(String verb, Lease lease) {
+        ObjectNode o = Output.object();
+        o.put(verb, true);
+        o.put("name", lease.name());
+        o.put("owner", lease.owner());
+        o.put("token", lease.fencingToken());
+        o.put("index", lease.currentIndex());
+        o.put("expiresAt", lease.expiresAt().toString());
+        return o;
+    }
+
+    /** Why nothing happened: who holds the lock now (null when nobody does). */
+    private static ObjectNode refused(String verb, String name, Optional<LockHolder> holder) {
+        ObjectNode o = Output.object();
+        o.put(verb, false);
+        o.put("name", name);
+        if (holder.isEmpty()) {
+            o.putNull("holder");
+            return o;
+        }
+        LockHolder h = holder.get();
+        ObjectNode held = o.putObject("holder");
+        held.put("owner", h.owner());
+        held.put("token", h.fencingToken());
+        held.put("index", h.index());
+        held.put("expiresAt", h.expiresAt().map(Object::toString).orElse(null));
+        return o;
+    }
+}
