@@ -77,6 +77,7 @@ public final class RatchetClient implements AutoCloseable {
     private final AtomicReference<RaftClient> raft = new AtomicReference<>();
     /** Watches hold their answer for long; they get a client of their own with a long request timeout. */
     private final AtomicReference<RaftClient> watchRaft = new AtomicReference<>();
+    private final AtomicReference<RaftClient> sideRaft = new AtomicReference<>();
     private volatile boolean closed;
     private final Metrics metrics = new Metrics();
 
@@ -97,11 +98,27 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     private RaftClient watchClient() {
+        return lazily(watchRaft, MAX_WATCH.plus(options.requestTimeout()));
+    }
+
+    /**
+     * Stale reads and status calls name one node each. Ratis numbers ordered requests per target, so
+     * mixing them with the leader-bound stream on one client stalls the stream on a node that is both;
+     * they get a client of their own.
+     */
+    private RaftClient sideClient() {
+        return lazily(sideRaft, options.requestTimeout());
+    }
+
+    private RaftClient lazily(AtomicReference<RaftClient> lane, Duration requestTimeout) {
         synchronized (raft) {
-            RaftClient client = watchRaft.get();
-            if (client == null && !closed) {
-                client = newRaftClient(MAX_WATCH.plus(options.requestTimeout()));
-                watchRaft.set(client);
+            RaftClient client = lane.get();
+            if (client == null) {
+                if (closed) {
+                    throw new ClusterUnavailableException("the client is closed", null);
+                }
+                client = newRaftClient(requestTimeout);
+                lane.set(client);
             }
             return client;
         }
@@ -132,13 +149,12 @@ public final class RatchetClient implements AutoCloseable {
             }
             if (raft.get() == failed) {
                 raft.set(newRaftClient());
-            } else if (watchRaft.get() == failed) {
-                watchRaft.set(null);
-            } else {
+            } else if (!watchRaft.compareAndSet(failed, null) && !sideRaft.compareAndSet(failed, null)) {
                 return;
             }
         }
-        closeQuietly(failed);
+        // Closing waits for gRPC's graceful shutdown (seconds); the caller's answer must not.
+        CompletableFuture.runAsync(() -> closeQuietly(failed));
     }
 
     private static void closeQuietly(RaftClient client) {
@@ -415,7 +431,7 @@ public final class RatchetClient implements AutoCloseable {
 
     private NodeStatus statusOf(String id, String address) {
         RaftPeerId peer = RaftPeerId.valueOf(id);
-        RaftClient raft = this.raft.get();
+        RaftClient raft = sideClient();
         try {
             GroupInfoReply info = raft.getGroupManagementApi(peer).info(group.getGroupId());
             RoleInfoProto role = info.getRoleInfoProto();
@@ -433,6 +449,7 @@ public final class RatchetClient implements AutoCloseable {
                     log.getLastEntry().getTerm(), log.getApplied().getIndex(), log.getCommitted().getIndex(),
                     stats.clusterTime(), stats.itemCount(), null);
         } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+            replace(raft);
             return NodeStatus.unreachable(id, address, describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -442,17 +459,14 @@ public final class RatchetClient implements AutoCloseable {
 
     @Override
     public void close() {
-        RaftClient last;
-        RaftClient watcher;
+        List<RaftClient> open = new ArrayList<>();
         synchronized (raft) {
             closed = true;
-            last = raft.get();
-            watcher = watchRaft.getAndSet(null);
+            open.add(raft.get());
+            open.add(watchRaft.getAndSet(null));
+            open.add(sideRaft.getAndSet(null));
         }
-        closeQuietly(last);
-        if (watcher != null) {
-            closeQuietly(watcher);
-        }
+        open.stream().filter(java.util.Objects::nonNull).forEach(RatchetClient::closeQuietly);
     }
 
     // ---- the send path
@@ -555,7 +569,8 @@ public final class RatchetClient implements AutoCloseable {
                     "no node answered a stale read (" + describe(last) + ")", last));
         }
         RaftPeer peer = peers.get(i);
-        return raft.get().async().sendStaleRead(message(Codec.encodeQuery(get)), 0, peer.getId())
+        RaftClient side = sideClient();
+        return side.async().sendStaleRead(message(Codec.encodeQuery(get)), 0, peer.getId())
                 .orTimeout(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .handle((reply, error) -> {
                     if (error == null && reply.isSuccess()) {
@@ -563,6 +578,7 @@ public final class RatchetClient implements AutoCloseable {
                         return CompletableFuture.completedFuture(
                                 new StaleRead<Optional<Item>>(Optional.ofNullable(item), peer.getAddress()));
                     }
+                    replace(side);
                     return staleFrom(peers, i + 1, get, error != null ? unwrap(error) : reply.getException());
                 })
                 .thenCompose(f -> f);

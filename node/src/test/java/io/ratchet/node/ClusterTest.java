@@ -225,6 +225,21 @@ class ClusterTest {
     }
 
     @Test
+    void aWriteRightAfterStatusAndAStaleReadIsNotHeldUp() {
+        try (LocalCluster cluster = LocalCluster.start(3, dir)) {
+            // A stall here would end in UnknownOutcomeException after the 5 s operation timeout.
+            RatchetClient client = cluster.client(ClientOptions.parse(cluster.peers())
+                    .withTimeouts(Duration.ofSeconds(2), 6, Duration.ofSeconds(5)));
+            assertTrue(client.put("k", 1, 0).successful());
+            assertEquals(3, client.status().stream().filter(n -> n.error() == null).count());
+            assertTrue(client.getStale("k").value().isPresent());
+            assertTrue(client.put("k2", 2, 0).successful());
+            assertEquals(3, client.status().size());
+            assertEquals(2, client.get("k2").orElseThrow().valueNode().asInt());
+        }
+    }
+
+    @Test
     void withoutAMajorityWritesReportAnUnknownOutcomeAndReadsAnUnavailableCluster() {
         try (LocalCluster cluster = LocalCluster.start(3, dir)) {
             RatchetClient client = cluster.client(ClientOptions.parse(cluster.peers())
