@@ -19,10 +19,10 @@ import picocli.CommandLine.Option;
  * {@code scripts/chaos}: one chaos run against a fresh local cluster. Prints the readable report, then
  * the JSON summary as the last line; exits 0 only when the run is valid.
  */
-@Command(name = "chaos", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "chaos", mixinStandardHelpOptions = true, sortOptions = false, version = "ratchet chaos 0.1.0",
         subcommands = CheckCommand.class,
-        description = {"Starts a fresh local cluster, runs concurrent clients while a nemesis injects faults, heals,",
-                "reads the end state, checks the history, stops everything, and prints a report and one JSON line.",
+        description = {"Starts a fresh local cluster, runs concurrent clients while a nemesis injects faults, heals, "
+                + "reads the end state, checks the history, stops everything, and prints a report and one JSON line, last.",
                 "Exit: 0 valid, 1 anomalies found, 2 usage error, 3 undecided or skipped, 4 the harness failed."})
 public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "3", description = "cluster size: 3 or 5 (default ${DEFAULT-VALUE})")
@@ -49,7 +49,7 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--concurrency", defaultValue = "5", description = "client processes per workload (default ${DEFAULT-VALUE})")
     int concurrency;
 
-    @Option(names = "--out", description = "the run's directory (default target/chaos/<time>-<workload>-<nemesis>)")
+    @Option(names = "--out", description = "the run's directory, new or empty (default target/chaos/<time>-...)")
     Path out;
 
     @Option(names = "--interval", defaultValue = "3s", converter = DurationConverter.class,

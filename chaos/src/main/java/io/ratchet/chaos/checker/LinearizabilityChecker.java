@@ -26,8 +26,9 @@ import java.util.Set;
  * Its return is placed after every other event; once every operation with a known return is linearized,
  * the open ones are taken never to have happened.
  *
- * <p>The search is exponential in the worst case. It stops at a time budget and says
- * {@link Validity#UNKNOWN} for the object rather than hang.
+ * <p>The search is exponential in the worst case. It stops at a time budget, or when it has remembered
+ * more states than a size budget allows (each costs memory), and says {@link Validity#UNKNOWN} for the
+ * object rather than hang or run out of memory.
  *
  * @param <S> the model's state: immutable, with {@code equals} and {@code hashCode}
  * @param <O> an operation as the model reads it
@@ -77,10 +78,20 @@ public final class LinearizabilityChecker<S, O> {
                                 O stuckAt, S stateThere, int linearizedBefore) {
     }
 
+    /** About a few hundred megabytes of remembered states at most, per object. */
+    public static final int DEFAULT_MAX_STATES = 2_000_000;
+
     private final Model<S, O> model;
+    private final int maxStates;
 
     public LinearizabilityChecker(Model<S, O> model) {
+        this(model, DEFAULT_MAX_STATES);
+    }
+
+    /** @param maxStates the most (operations placed, state) pairs one object's search may remember */
+    public LinearizabilityChecker(Model<S, O> model, int maxStates) {
         this.model = model;
+        this.maxStates = maxStates;
     }
 
     /**
@@ -114,7 +125,7 @@ public final class LinearizabilityChecker<S, O> {
         O stuckAt = null;
         S stateThere = null;
         while (head.next != null) {
-            if ((++explored & 0x3ff) == 0 && System.nanoTime() > deadlineNanos) {
+            if (((++explored & 0x3ff) == 0 && System.nanoTime() > deadlineNanos) || visited.size() > maxStates) {
                 return new Verdict<>(Validity.UNKNOWN, entries.size(), explored, since(started), null, null, 0);
             }
             if (node.call) {

@@ -89,6 +89,19 @@ class LinearizabilityCheckerTest {
     }
 
     @Test
+    void aSearchThatWouldRememberTooManyStatesSaysUnknown() {
+        List<Entry<CounterOp>> entries = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            entries.add(new Entry<>(new CounterOp(false, 1L << i), i, 100));
+        }
+        entries.add(new Entry<>(new CounterOp(true, -1), 50, 60));
+        LinearizabilityChecker<Long, CounterOp> small = new LinearizabilityChecker<>(COUNTER, 1000);
+        assertEquals(Validity.UNKNOWN, small.check(entries, System.nanoTime() + 60_000_000_000L).validity());
+        assertEquals(Validity.INVALID, small.check(entries.subList(12, 21), System.nanoTime() + 60_000_000_000L).validity(),
+                "the same kind of history, small enough for the budget, is decided");
+    }
+
+    @Test
     void eachObjectIsJudgedOnItsOwn() {
         Map<String, List<Entry<CounterOp>>> objects = Map.of(
                 "good", List.of(new Entry<>(new CounterOp(false, 2), 0, 1), new Entry<>(new CounterOp(true, 2), 2, 3)),
