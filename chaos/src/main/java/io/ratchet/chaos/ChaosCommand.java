@@ -1,0 +1,139 @@
+package io.ratchet.chaos;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code scripts/chaos}: one chaos run against a fresh local cluster. Prints the readable report, then
+ * the JSON summary as the last line; exits 0 only when the run is valid.
+ */
+@Command(name = "chaos", mixinStandardHelpOptions = true, sortOptions = false, version = "ratchet chaos 0.1.0",
+        subcommands = CheckCommand.class,
+        description = {"Starts a fresh local cluster, runs concurrent clients while a nemesis injects faults, heals, "
+                + "reads the end state, checks the history, stops everything, and prints a report and one JSON line, last.",
+                "Exit: 0 valid, 1 anomalies found, 2 usage error, 3 undecided or skipped, 4 the harness failed."})
+public final class ChaosCommand implements Callable<Integer> {
+    @Option(names = "--nodes", defaultValue = "3", description = "cluster size: 3 or 5 (default ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--duration", defaultValue = "60s", converter = DurationConverter.class,
+            description = "how long the clients run while the nemesis acts (default ${DEFAULT-VALUE})")
+    Duration duration;
+
+    @Option(names = "--nemesis", defaultValue = "kill-leader",
+            description = "none, kill-leader, kill-any, pause, partition or mixed (default ${DEFAULT-VALUE})")
+    String nemesis;
+
+    @Option(names = "--workload", defaultValue = "register",
+            description = "register, reservations, locks, bank or all (default ${DEFAULT-VALUE})")
+    String workload;
+
+    @Option(names = "--seed", description = "seed for the harness' random choices (default: a random one, printed)")
+    Long seed;
+
+    @Option(names = "--rate", defaultValue = "30", description = "operations a second per workload (default ${DEFAULT-VALUE})")
+    double rate;
+
+    @Option(names = "--concurrency", defaultValue = "5", description = "client processes per workload (default ${DEFAULT-VALUE})")
+    int concurrency;
+
+    @Option(names = "--out", description = "the run's directory, new or empty (default target/chaos/<time>-...)")
+    Path out;
+
+    @Option(names = "--interval", defaultValue = "3s", converter = DurationConverter.class,
+            description = "mean quiet time between faults (default ${DEFAULT-VALUE})")
+    Duration interval;
+
+    @Option(names = "--fault-duration", defaultValue = "4s", converter = DurationConverter.class,
+            description = "mean time a fault lasts before it is healed (default ${DEFAULT-VALUE})")
+    Duration faultDuration;
+
+    @Option(names = "--op-timeout", defaultValue = "10s", converter = DurationConverter.class,
+            description = "the most one client operation may take, retries included (default ${DEFAULT-VALUE})")
+    Duration opTimeout;
+
+    @Option(names = "--check-budget", defaultValue = "60s", converter = DurationConverter.class,
+            description = "the most the linearizability search may take; past it a key is reported undecided (default ${DEFAULT-VALUE})")
+    Duration checkBudget;
+
+    @Option(names = "--snapshot-threshold", defaultValue = "1000",
+            description = "log entries between node snapshots; low so that runs exercise snapshots (default ${DEFAULT-VALUE})")
+    long snapshotThreshold;
+
+    @Option(names = "--ratchet-jar", defaultValue = "node/target/ratchet.jar", description = "the node jar (default ${DEFAULT-VALUE})")
+    Path ratchetJar;
+
+    /** Test only: proves the harness can fail. Hidden, and named in the summary when on. */
+    @Option(names = "--test-break-conditional-puts", hidden = true)
+    boolean breakConditionalPuts;
+
+    @Override
+    public Integer call() throws Exception {
+        NemesisKind kind = NemesisKind.parse(nemesis);
+        Workloads.check(workload);
+        if (!Files.isRegularFile(ratchetJar)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "no node jar at " + ratchetJar
+                    + "; build it with mvn -B -DskipTests package (scripts/chaos does)");
+        }
+        long runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
+        Path dir = out != null ? out : Path.of("target", "chaos", LocalDateTime.now()
+                .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + workload + "-" + kind.cliName());
+        if (Files.isDirectory(dir)) {
+            try (var entries = Files.list(dir)) {
+                if (entries.findAny().isPresent()) {
+                    // An old run's node data would be recovered by the new nodes and confuse every check.
+                    throw new CommandLine.ParameterException(new CommandLine(this), dir + " already holds files; give --out a new directory");
+                }
+            }
+        }
+        Files.createDirectories(dir);
+        // The client's own logging (Ratis retries and fail-overs) goes to a file in the run, not the terminal.
+        System.setProperty("ratchet.chaos.log", dir.resolve("client.log").toAbsolutePath().toString());
+        String nodeOptions = System.getenv().getOrDefault("RATCHET_NODE_OPTS",
+                "-Xms64m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+        RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
+                interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
+                Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), breakConditionalPuts);
+        ChaosRun.Result result = ChaosRun.execute(settings, System.err);
+        PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        stdout.print(result.report());
+        stdout.println(result.summary().toJson());
+        return result.summary().exitCode();
+    }
+
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new ChaosCommand());
+        cli.setParameterExceptionHandler((e, a) -> {
+            cli.getErr().println("chaos: " + e.getMessage());
+            cli.getErr().println("usage: " + String.join(" ", List.of("scripts/chaos", "--nodes 3|5", "--duration 60s",
+                    "--nemesis " + NemesisKind.names().replace(", ", "|"), "--workload " + Workloads.NAMES.replace(", ", "|"),
+                    "[--seed N] [--rate N]   (--help for all options)")));
+            return 2;
+        });
+        cli.setExecutionExceptionHandler((e, c, p) -> {
+            if (e instanceof IllegalArgumentException) {
+                c.getErr().println("chaos: " + e.getMessage());
+                return 2;
+            }
+            // Still one JSON line last, so that whoever reads it learns the harness failed.
+            e.printStackTrace(c.getErr());
+            c.getOut().println(Summary.JSON.createObjectNode().put("valid", false).put("result", "error")
+                    .put("error", e.toString()));
+            c.getOut().flush();
+            return 4;
+        });
+        System.exit(cli.execute(args));
+    }
+}

@@ -1,0 +1,292 @@
+package io.ratchet.chaos;
+
+import io.ratchet.chaos.checker.Anomaly;
+import io.ratchet.chaos.checker.CheckResult;
+import io.ratchet.chaos.checker.Validity;
+import io.ratchet.chaos.cluster.Cluster;
+import io.ratchet.chaos.cluster.LoopbackNetwork;
+import io.ratchet.chaos.cluster.NamespaceNetwork;
+import io.ratchet.chaos.cluster.Network;
+import io.ratchet.chaos.history.History;
+import io.ratchet.chaos.history.Op;
+import io.ratchet.chaos.history.OpType;
+import io.ratchet.chaos.nemesis.KillNemesis;
+import io.ratchet.chaos.nemesis.MixedNemesis;
+import io.ratchet.chaos.nemesis.Nemesis;
+import io.ratchet.chaos.nemesis.NemesisLoop;
+import io.ratchet.chaos.nemesis.NoNemesis;
+import io.ratchet.chaos.nemesis.PartitionNemesis;
+import io.ratchet.chaos.nemesis.PauseNemesis;
+import io.ratchet.chaos.workload.ClientProcess;
+import io.ratchet.chaos.workload.UnconditionalPuts;
+import io.ratchet.chaos.workload.WorkerPool;
+import io.ratchet.chaos.workload.Workload;
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.RatchetClient;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * One chaos run from start to end: a fresh cluster, the workloads' clients running while the nemesis
+ * acts, then heal, settle, final reads, stop everything, and check the history. Every process and
+ * namespace it makes is removed before it returns, and by a shutdown hook if the JVM is told to stop.
+ */
+public final class ChaosRun {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(60);
+
+    private final RunSettings settings;
+    private final PrintStream log;
+    private final Report report = new Report();
+    private final List<String> skipped = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+    private int faults;
+    private History history;
+    private final long started = System.nanoTime();
+
+    /** The summary line, and the readable report that goes beside it. */
+    public record Result(Summary summary, String report) {
+    }
+
+    private ChaosRun(RunSettings settings, PrintStream log) {
+        this.settings = settings;
+        this.log = log;
+    }
+
+    /** Runs, writes {@code history.jsonl}, {@code report.txt} and {@code summary.json} in the run directory, and returns. */
+    public static Result execute(RunSettings settings, PrintStream log) throws IOException {
+        Files.createDirectories(settings.runDir());
+        Result result = new ChaosRun(settings, log).run();
+        Files.writeString(settings.runDir().resolve("report.txt"), result.report());
+        Files.writeString(settings.runDir().resolve("summary.json"), result.summary().toJson() + "\n");
+        return result;
+    }
+
+    /** A line of a client workload (not the nemesis). */
+    static boolean isClientOp(Op op) {
+        return !NemesisLoop.PROCESS.equals(op.workload());
+    }
+
+    private Result run() throws IOException {
+        report.line("Ratchet chaos run: " + settings.workload() + " under " + settings.nemesis().cliName());
+        report.field("run", settings.runDir().toAbsolutePath());
+        report.field("cluster", settings.nodes() + " nodes");
+        report.field("duration", settings.duration().toSeconds() + " s, " + trim(settings.rate()) + " ops/s and "
+                + settings.concurrency() + " processes per workload, seed " + settings.seed());
+        if (settings.breakConditionalPuts()) {
+            report.field("TEST MODE", "conditional puts made unconditional (" + UnconditionalPuts.class.getSimpleName()
+                    + "): the register checker must find lost updates");
+        }
+        List<Workload> workloads = new ArrayList<>();
+        for (Workload w : Workloads.named(settings.workload(), settings)) {
+            Optional<String> why = w.unavailableReason();
+            if (why.isPresent()) {
+                skipped.add(w.name() + ": " + why.get());
+            } else {
+                workloads.add(w);
+            }
+        }
+        Optional<String> noNamespaces = settings.nemesis().usesPartitions() ? NamespaceNetwork.unavailableReason() : Optional.empty();
+        noNamespaces.ifPresent(why -> skipped.add("partition: skipped: " + why));
+        skipped.forEach(s -> report.field("skipped", s));
+        if (workloads.isEmpty() || (settings.nemesis() == NemesisKind.PARTITION && noNamespaces.isPresent())) {
+            report.blank().line("Nothing ran: " + String.join("; ", skipped));
+            return finish(List.of(), List.of(), "skipped", null);
+        }
+        try {
+            exercise(workloads, noNamespaces.isEmpty() && settings.nemesis().usesPartitions());
+        } catch (IOException | RuntimeException e) {
+            report.blank().line("The harness failed: " + e);
+            return finish(ops(), List.of(), "error", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return finish(ops(), List.of(), "error", "interrupted");
+        } finally {
+            if (history != null) {
+                history.close();
+            }
+        }
+        log("checking the history");
+        List<Op> ops = ops();
+        List<CheckResult> results = new ArrayList<>();
+        for (Workload w : workloads) {
+            results.add(w.checker().check(ops.stream().filter(op -> w.name().equals(op.workload())).toList()));
+        }
+        return finish(ops, results, null, null);
+    }
+
+    private List<Op> ops() {
+        return history == null ? List.of() : history.ops();
+    }
+
+    /** Starts the cluster, runs clients and nemesis, heals, settles, reads the end state, stops the cluster. */
+    private void exercise(List<Workload> workloads, boolean namespaces) throws IOException, InterruptedException {
+        Path nodesDir = settings.runDir().resolve("nodes");
+        Network network = namespaces
+                ? NamespaceNetwork.create(settings.nodes(), settings.runDir().resolve("netns.txt"))
+                : LoopbackNetwork.forNodes(settings.nodes());
+        Cluster cluster;
+        try {
+            cluster = Cluster.start(settings.nodes(), network, nodesDir, settings.ratchetJar(), settings.nodeJvmOptions(),
+                    settings.snapshotThreshold());
+        } catch (IOException | RuntimeException e) {
+            network.close();
+            throw e;
+        }
+        Thread cleanup = new Thread(cluster::close, "chaos-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try {
+            report.field("network", network.describe());
+            log("started " + settings.nodes() + " nodes (" + network.describe() + "); waiting for a leader");
+            cluster.awaitWritable(START_TIMEOUT);
+            log("a write committed");
+            // The first status call opens connections to every node, which takes a while; pay for it now
+            // rather than in the nemesis' first look for the leader.
+            cluster.leader();
+            // The history's clock starts here, so its times read as seconds into the run proper.
+            history = History.toFile(settings.runDir().resolve("history.jsonl"));
+            runClients(workloads, cluster);
+        } finally {
+            log("stopping the cluster");
+            cluster.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException e) {
+                // The JVM is shutting down: the hook runs (and finds nothing left to do).
+            }
+        }
+    }
+
+    private void runClients(List<Workload> workloads, Cluster cluster) throws IOException, InterruptedException {
+        ClientOptions options = ClientOptions.parse(cluster.peers())
+                .withTimeouts(Duration.ofSeconds(3), 12, settings.operationTimeout());
+        AtomicInteger ids = new AtomicInteger();
+        Supplier<String> nextId = () -> Integer.toString(ids.getAndIncrement());
+        Random random = new Random(settings.seed());
+        try (RatchetClient control = RatchetClient.connect(options)) {
+            for (Workload w : workloads) {
+                w.prepare(new ClientProcess(history, w.name(), () -> "setup", control, random));
+            }
+            List<WorkerPool> pools = new ArrayList<>();
+            for (Workload w : workloads) {
+                pools.add(new WorkerPool(w, settings.concurrency(), settings.rate(), history, nextId,
+                        () -> RatchetClient.connect(options), settings.seed() + 1000L * (pools.size() + 1)));
+            }
+            Nemesis nemesis = nemesis(cluster);
+            NemesisLoop loop = new NemesisLoop(nemesis, history, settings.quietSpell(), settings.faultSpell(), new Random(settings.seed()));
+            log("running " + workloads.stream().map(Workload::name).toList() + " for " + settings.duration().toSeconds()
+                    + " s under " + nemesis.name());
+            pools.forEach(WorkerPool::start);
+            if (!(nemesis instanceof NoNemesis)) {
+                loop.start();
+            }
+            Thread.sleep(settings.duration().toMillis());
+            log("stopping the nemesis and the clients");
+            if (!(nemesis instanceof NoNemesis)) {
+                loop.stop();
+            }
+            int running = 0;
+            int errors = 0;
+            for (WorkerPool pool : pools) {
+                running += pool.stop(settings.operationTimeout().plusSeconds(15));
+                errors += pool.harnessErrors();
+            }
+            if (running > 0) {
+                report.field("note", running + " client processes were still busy when the run ended; their open operations count as unknown");
+            }
+            if (errors > 0) {
+                problems.add(errors + " unexpected errors in the harness' own worker code (see its standard error)");
+            }
+            nemesis.healAll();
+            faults = loop.faults();
+            report.blank().line("Faults (" + nemesis.name() + "): " + faults);
+            loop.timeline().forEach(t -> report.line("  " + t));
+            log("healed; waiting for the cluster to settle");
+            String settled = cluster.settle(SETTLE_TIMEOUT);
+            report.line("After the run: " + settled);
+            log("final reads");
+            for (Workload w : workloads) {
+                w.finalReads(new ClientProcess(history, w.name(), () -> "final", control, random));
+            }
+        }
+    }
+
+    private Nemesis nemesis(Cluster cluster) {
+        Optional<PartitionNemesis> partitions = cluster.network() instanceof NamespaceNetwork ns
+                ? Optional.of(new PartitionNemesis(cluster, ns)) : Optional.empty();
+        return switch (settings.nemesis()) {
+            case NONE -> new NoNemesis();
+            case KILL_LEADER -> KillNemesis.leader(cluster);
+            case KILL_ANY -> KillNemesis.any(cluster);
+            case PAUSE -> new PauseNemesis(cluster);
+            case PARTITION -> partitions.orElseThrow();
+            case MIXED -> {
+                List<Nemesis> choices = new ArrayList<>(List.of(KillNemesis.leader(cluster), KillNemesis.any(cluster),
+                        new PauseNemesis(cluster)));
+                partitions.ifPresent(choices::add);
+                yield new MixedNemesis(choices);
+            }
+        };
+    }
+
+    /**
+     * Builds the summary and finishes the report.
+     *
+     * @param forced "skipped" or "error" when no verdict is possible, else null
+     */
+    private Result finish(List<Op> ops, List<CheckResult> results, String forced, String error) {
+        Validity validity = Validity.VALID;
+        Map<String, Validity> checks = new LinkedHashMap<>();
+        List<Anomaly> anomalies = new ArrayList<>();
+        for (CheckResult r : results) {
+            validity = validity.and(r.validity());
+            checks.put(r.workload(), r.validity());
+            anomalies.addAll(r.anomalies());
+        }
+        if (!problems.isEmpty()) {
+            validity = validity.and(Validity.UNKNOWN);
+        }
+        String result = forced != null ? forced : validity.json();
+        long invoked = Report.count(ops, OpType.INVOKE);
+        long ok = Report.count(ops, OpType.OK);
+        long failed = Report.count(ops, OpType.FAIL);
+        Summary summary = new Summary("valid".equals(result), settings.workload(), settings.nemesis().cliName(),
+                invoked, ok, failed, invoked - ok - failed, faults, anomalies, result, checks, skipped, settings.seed(),
+                settings.nodes(), settings.duration().toMillis() / 1000.0,
+                settings.breakConditionalPuts() ? "unconditional-puts" : null, error,
+                settings.runDir().toAbsolutePath().toString());
+        if (!ops.isEmpty()) {
+            report.blank().line(String.format(Locale.ROOT, "Operations: %d (ok %d, failed %d, unknown %d)",
+                    invoked, ok, failed, invoked - ok - failed));
+            report.operations(ops);
+        }
+        if (!results.isEmpty()) {
+            report.blank().line("Checks:").checks(results);
+            report.blank().anomalies(anomalies, ops);
+        }
+        problems.forEach(p -> report.line("Problem: " + p));
+        report.blank().line("Result: " + result.toUpperCase(Locale.ROOT) + (ops.isEmpty() ? "" : "   (history: history.jsonl, node logs: nodes/*.log)"));
+        return new Result(summary, report.text());
+    }
+
+    private void log(String message) {
+        log.printf(Locale.ROOT, "chaos: [%5.1f s] %s%n", (System.nanoTime() - started) / 1e9, message);
+        log.flush();
+    }
+
+    private static String trim(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+}

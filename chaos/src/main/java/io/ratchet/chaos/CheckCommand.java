@@ -1,0 +1,68 @@
+package io.ratchet.chaos;
+
+import io.ratchet.chaos.checker.Anomaly;
+import io.ratchet.chaos.checker.BankChecker;
+import io.ratchet.chaos.checker.CheckResult;
+import io.ratchet.chaos.checker.Checker;
+import io.ratchet.chaos.checker.LockChecker;
+import io.ratchet.chaos.checker.RegisterChecker;
+import io.ratchet.chaos.checker.ReservationChecker;
+import io.ratchet.chaos.checker.Validity;
+import io.ratchet.chaos.history.History;
+import io.ratchet.chaos.history.Op;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code scripts/chaos check HISTORY}: checks a recorded history again, without a cluster. */
+@Command(name = "check", mixinStandardHelpOptions = true,
+        description = "Checks a recorded history.jsonl again with the checker of every workload in it.")
+final class CheckCommand implements Callable<Integer> {
+    @Parameters(index = "0", description = "a run's history.jsonl")
+    Path history;
+
+    @Option(names = "--check-budget", defaultValue = "60s", converter = DurationConverter.class,
+            description = "the most the linearizability search may take (default ${DEFAULT-VALUE})")
+    Duration budget;
+
+    @Override
+    public Integer call() throws Exception {
+        List<Op> ops = History.read(history);
+        Set<String> workloads = new LinkedHashSet<>();
+        ops.stream().filter(ChaosRun::isClientOp).forEach(op -> workloads.add(op.workload()));
+        List<CheckResult> results = new ArrayList<>();
+        Validity validity = Validity.VALID;
+        List<Anomaly> anomalies = new ArrayList<>();
+        for (String workload : workloads) {
+            CheckResult r = checker(workload).check(ops.stream().filter(op -> workload.equals(op.workload())).toList());
+            results.add(r);
+            validity = validity.and(r.validity());
+            anomalies.addAll(r.anomalies());
+        }
+        Report report = new Report().line("Checked " + history + ": " + ops.size() + " lines").blank()
+                .line("Checks:").checks(results).blank().anomalies(anomalies, ops);
+        System.out.print(report.text());
+        ObjectNode summary = Summary.JSON.createObjectNode().put("valid", validity == Validity.VALID).put("result", validity.json());
+        summary.set("anomalies", Summary.JSON.valueToTree(anomalies));
+        System.out.println(summary);
+        return validity == Validity.VALID ? 0 : validity == Validity.INVALID ? 1 : 3;
+    }
+
+    private Checker checker(String workload) {
+        return switch (workload) {
+            case RegisterChecker.WORKLOAD -> new RegisterChecker(budget);
+            case ReservationChecker.WORKLOAD -> new ReservationChecker();
+            case LockChecker.WORKLOAD -> new LockChecker();
+            case BankChecker.WORKLOAD -> new BankChecker();
+            default -> throw new IllegalArgumentException("the history holds a workload no checker knows: " + workload);
+        };
+    }
+}

@@ -1,0 +1,43 @@
+package io.ratchet.chaos;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything one chaos run is told.
+ *
+ * @param nodes                cluster size, 3 or 5
+ * @param duration             how long the clients run while the nemesis acts
+ * @param nemesis              which faults
+ * @param workload             a workload's name, or {@code all}
+ * @param seed                 drives every random choice of the harness (not the interleavings)
+ * @param rate                 operations a second, per workload, over all its processes
+ * @param concurrency          client processes per workload
+ * @param runDir               where the history, report, node configs, data and logs go
+ * @param ratchetJar           the node jar ({@code node/target/ratchet.jar})
+ * @param quietSpell           the mean time between a heal and the next fault
+ * @param faultSpell           the mean time a fault lasts
+ * @param operationTimeout     the most one client operation may take, retries included
+ * @param checkBudget          the most the linearizability search may take
+ * @param snapshotThreshold    log entries between node snapshots
+ * @param nodeJvmOptions       options for each node's JVM
+ * @param breakConditionalPuts test-only: the register workload's deliberately broken client
+ */
+public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, String workload, long seed, double rate,
+                          int concurrency, Path runDir, Path ratchetJar, Duration quietSpell, Duration faultSpell,
+                          Duration operationTimeout, Duration checkBudget, long snapshotThreshold,
+                          List<String> nodeJvmOptions, boolean breakConditionalPuts) {
+    public RunSettings {
+        if (nodes != 3 && nodes != 5) {
+            throw new IllegalArgumentException("--nodes must be 3 or 5, not " + nodes);
+        }
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("--duration must be positive");
+        }
+        if (rate <= 0 || concurrency < 1) {
+            throw new IllegalArgumentException("--rate must be positive and --concurrency at least 1");
+        }
+        nodeJvmOptions = List.copyOf(nodeJvmOptions);
+    }
+}

@@ -1,0 +1,54 @@
+package io.ratchet.chaos;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ratchet.chaos.checker.Anomaly;
+import io.ratchet.chaos.checker.Validity;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one JSON line a run prints last.
+ *
+ * @param valid     true only when every check that ran passed
+ * @param ops       client operations invoked (worker operations and final reads)
+ * @param ok        of which got an answer (a compare-exchange whose condition failed is an answer)
+ * @param failed    of which certainly had no effect
+ * @param unknown   of which got no answer: writes that may or may not have been applied
+ * @param faults    faults the nemesis injected
+ * @param result    valid, invalid, unknown (a check could not decide), skipped, or error (the harness failed)
+ * @param checks    each workload's verdict
+ * @param skipped   workloads or nemeses that could not run here, with the reason
+ * @param testMode  set when a deliberately broken test mode was on
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "anomalies", "result",
+        "checks", "skipped", "seed", "nodes", "duration_s", "test_mode", "error", "run_dir"})
+public record Summary(boolean valid, String workload, String nemesis, long ops, long ok, long failed, long unknown,
+                      int faults, List<Anomaly> anomalies, String result, Map<String, Validity> checks,
+                      List<String> skipped, long seed, int nodes, @JsonProperty("duration_s") double durationSeconds,
+                      @JsonProperty("test_mode") String testMode, String error, @JsonProperty("run_dir") String runDir) {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    /** 0 valid, 1 anomalies found, 3 undecided or skipped, 4 the harness failed (2 is a usage error). */
+    public int exitCode() {
+        return switch (result) {
+            case "valid" -> 0;
+            case "invalid" -> 1;
+            case "error" -> 4;
+            default -> 3;
+        };
+    }
+
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the summary", e);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.ratchet.chaos;
+
+import io.ratchet.chaos.workload.BankWorkload;
+import io.ratchet.chaos.workload.LocksWorkload;
+import io.ratchet.chaos.workload.RegisterWorkload;
+import io.ratchet.chaos.workload.ReservationsWorkload;
+import io.ratchet.chaos.workload.Workload;
+import java.util.List;
+
+/** The workloads by their command-line names. */
+final class Workloads {
+    static final String NAMES = "register, reservations, locks, bank, all";
+    /** Items the register processes contend on: few, so that conditions often go stale. */
+    private static final int REGISTER_KEYS = 3;
+
+    private Workloads() {
+    }
+
+    /** @throws IllegalArgumentException when {@code name} is none of {@link #NAMES} */
+    static void check(String name) {
+        if (!List.of(NAMES.split(", ")).contains(name)) {
+            throw new IllegalArgumentException("unknown workload '" + name + "'; choose one of " + NAMES);
+        }
+    }
+
+    static List<Workload> named(String name, RunSettings settings) {
+        return switch (name) {
+            case "register" -> List.of(register(settings));
+            case "reservations" -> List.of(new ReservationsWorkload());
+            case "locks" -> List.of(new LocksWorkload());
+            case "bank" -> List.of(BankWorkload.withoutTransactions());
+            case "all" -> List.of(register(settings), new ReservationsWorkload(), new LocksWorkload(),
+                    BankWorkload.withoutTransactions());
+            default -> throw new IllegalArgumentException("unknown workload '" + name + "'; choose one of " + NAMES);
+        };
+    }
+
+    private static Workload register(RunSettings settings) {
+        return new RegisterWorkload(REGISTER_KEYS, settings.breakConditionalPuts(), settings.checkBudget());
+    }
+}

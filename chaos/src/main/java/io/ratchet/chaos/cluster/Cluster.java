@@ -1,0 +1,231 @@
+package io.ratchet.chaos.cluster;
+
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.NodeStatus;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.RatchetException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * A fresh local cluster of node JVMs made for one run: it writes each node's configuration (the keys of
+ * {@code conf/local-3/n1.properties}) under the run's directory, starts the nodes on the given network,
+ * and stops them all, with the network, on {@link #close()}.
+ */
+public final class Cluster implements AutoCloseable {
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+
+    private final Network network;
+    private final Map<String, NodeProcess> nodes;
+    private final String peers;
+    /** For status calls only (see {@link #awaitWritable}). */
+    private final RatchetClient admin;
+    private boolean closed;
+
+    private Cluster(Network network, Map<String, NodeProcess> nodes, String peers) {
+        this.network = network;
+        this.nodes = nodes;
+        this.peers = peers;
+        this.admin = RatchetClient.connect(ClientOptions.parse(peers)
+                .withTimeouts(Duration.ofSeconds(2), 3, Duration.ofSeconds(6)));
+    }
+
+    /**
+     * Writes the node configurations under {@code dir} and starts {@code size} nodes from {@code jar}.
+     * Does not wait for them: see {@link #awaitWritable}.
+     *
+     * @param jvmOptions        options for each node's JVM
+     * @param snapshotThreshold log entries between snapshots (low, so runs exercise snapshot and catch-up)
+     */
+    public static Cluster start(int size, Network network, Path dir, Path jar, List<String> jvmOptions,
+                                long snapshotThreshold) throws IOException {
+        Files.createDirectories(dir);
+        Map<String, String> addresses = new LinkedHashMap<>();
+        for (int n = 1; n <= size; n++) {
+            addresses.put("n" + n, network.address(n));
+        }
+        String peers = addresses.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(","));
+        Map<String, NodeProcess> nodes = new LinkedHashMap<>();
+        for (int n = 1; n <= size; n++) {
+            String id = "n" + n;
+            Path conf = dir.resolve(id + ".properties");
+            Files.writeString(conf, String.join("\n",
+                    "# Node " + id + " of a chaos run's cluster; written by the harness.",
+                    "id=" + id,
+                    "peers=" + peers,
+                    "storage=" + dir.resolve(id).toAbsolutePath(),
+                    "snapshot.threshold=" + snapshotThreshold,
+                    "election.timeout.min.ms=1000",
+                    "election.timeout.max.ms=2000",
+                    ""));
+            List<String> command = new ArrayList<>(network.launcher(n));
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(jvmOptions);
+            command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "node", "--conf", conf.toAbsolutePath().toString()));
+            nodes.put(id, new NodeProcess(id, command, dir, dir.resolve(id + ".log"), dir.resolve(id + ".pid")));
+        }
+        Cluster cluster = new Cluster(network, nodes, peers);
+        try {
+            for (NodeProcess node : nodes.values()) {
+                node.start();
+            }
+        } catch (IOException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    /** {@code n1=host:port,...}, the form {@link ClientOptions#parse} takes. */
+    public String peers() {
+        return peers;
+    }
+
+    public Network network() {
+        return network;
+    }
+
+    public List<NodeProcess> nodes() {
+        return List.copyOf(nodes.values());
+    }
+
+    public NodeProcess node(String id) {
+        NodeProcess node = nodes.get(id);
+        if (node == null) {
+            throw new IllegalArgumentException("no node " + id + " in " + nodes.keySet());
+        }
+        return node;
+    }
+
+    /** The node's 1-based number. */
+    public int number(NodeProcess node) {
+        return new ArrayList<>(nodes.keySet()).indexOf(node.id()) + 1;
+    }
+
+    /** The leader as the nodes report it (the one with the highest term, if two claim it), or empty. */
+    public Optional<NodeProcess> leader() {
+        return admin.status().stream()
+                .filter(s -> "LEADER".equals(s.role()))
+                .max(Comparator.comparingLong(NodeStatus::term))
+                .map(s -> nodes.get(s.id()));
+    }
+
+    /**
+     * Waits until a write commits: first until every node accepts connections, then until one reports
+     * itself leader, then a delete of a key that never exists, which goes through the log and fails its
+     * condition. The first two steps are cheap polls; a write sent before there is a leader would only
+     * sit in the client's retries.
+     */
+    public void awaitWritable(Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (int n = 1; n <= nodes.size(); n++) {
+            String address = network.address(n);
+            while (!accepts(address)) {
+                giveUpAt(deadline, "node n" + n + " did not accept connections at " + address);
+                Thread.sleep(200);
+            }
+        }
+        while (leader().isEmpty()) {
+            giveUpAt(deadline, "no node became leader");
+            Thread.sleep(250);
+        }
+        // A client of its own: on the status client, whose stale reads went to single nodes in its ordered
+        // stream, the first write waits for the whole operation timeout (seen with Ratis 3.3.0).
+        try (RatchetClient writer = RatchetClient.connect(ClientOptions.parse(peers)
+                .withTimeouts(Duration.ofSeconds(3), 5, Duration.ofSeconds(10)))) {
+            while (true) {
+                try {
+                    writer.delete("chaos/.start-probe", 1);
+                    return;
+                } catch (RatchetException e) {
+                    giveUpAt(deadline, "no write committed (" + e.getMessage() + ")");
+                    Thread.sleep(500);
+                }
+            }
+        }
+    }
+
+    private static void giveUpAt(long deadline, String what) throws IOException {
+        if (System.nanoTime() > deadline) {
+            throw new IOException(what + " in time; see the node logs");
+        }
+    }
+
+    private static boolean accepts(String address) {
+        int colon = address.lastIndexOf(':');
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Waits until every node answers, one is leader, and every node has applied what the leader had
+     * committed when first asked. Returns what it saw, for the report; gives up quietly at the timeout,
+     * since final reads go through the leader anyway.
+     */
+    public String settle(Duration timeout) throws InterruptedException {
+        long started = System.nanoTime();
+        long deadline = started + timeout.toNanos();
+        long target = -1;
+        List<NodeStatus> last = List.of();
+        while (System.nanoTime() < deadline) {
+            last = admin.status();
+            Optional<NodeStatus> leader = last.stream().filter(s -> "LEADER".equals(s.role())).findFirst();
+            if (leader.isPresent() && target < 0) {
+                target = leader.get().commitIndex();
+            }
+            long goal = target;
+            if (leader.isPresent() && last.stream().allMatch(s -> !"UNREACHABLE".equals(s.role()) && s.appliedIndex() >= goal)) {
+                return String.format("settled after %.1f s: leader %s, every node applied index %d", 
+                        (System.nanoTime() - started) / 1e9, leader.get().id(), goal);
+            }
+            Thread.sleep(500);
+        }
+        return "did not settle within " + timeout.toSeconds() + " s: " + last.stream()
+                .map(s -> s.id() + " " + s.role() + " applied " + s.appliedIndex()).collect(Collectors.joining(", "));
+    }
+
+    /**
+     * Stops every node (SIGCONT and SIGTERM to all, SIGKILL to any still running after a grace period)
+     * and removes the network. Idempotent, and safe to call from a shutdown hook while the run also calls it.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (NodeProcess node : nodes.values()) {
+            try {
+                node.requestStop();
+            } catch (IOException | RuntimeException e) {
+                System.err.println("chaos: stopping " + node + ": " + e.getMessage());
+            }
+        }
+        long deadline = System.nanoTime() + STOP_GRACE.toNanos();
+        for (NodeProcess node : nodes.values()) {
+            try {
+                node.awaitStop(Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime())));
+            } catch (IOException | RuntimeException e) {
+                System.err.println("chaos: stopping " + node + ": " + e.getMessage());
+            }
+        }
+        admin.close();
+        network.close();
+    }
+}

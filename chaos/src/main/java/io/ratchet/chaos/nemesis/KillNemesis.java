@@ -1,0 +1,56 @@
+package io.ratchet.chaos.nemesis;
+
+import io.ratchet.chaos.cluster.Cluster;
+import io.ratchet.chaos.cluster.NodeProcess;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.Random;
+
+/**
+ * kill -9 of a node (the leader, or any), which restarts when healed: it recovers from its own disk and
+ * catches up from the others. Acknowledged writes must survive it.
+ */
+public final class KillNemesis implements Nemesis {
+    private final Cluster cluster;
+    private final Targets targets;
+
+    private KillNemesis(Cluster cluster, Targets targets) {
+        this.cluster = cluster;
+        this.targets = targets;
+    }
+
+    public static KillNemesis leader(Cluster cluster) {
+        return new KillNemesis(cluster, Targets.LEADER);
+    }
+
+    public static KillNemesis any(Cluster cluster) {
+        return new KillNemesis(cluster, Targets.ANY);
+    }
+
+    @Override
+    public String name() {
+        return targets == Targets.LEADER ? "kill-leader" : "kill-any";
+    }
+
+    @Override
+    public Optional<Fault> inject(Random random) throws IOException {
+        Optional<NodeProcess> target = targets.pick(cluster, random);
+        if (target.isEmpty()) {
+            return Optional.empty();
+        }
+        NodeProcess node = target.get();
+        String who = targets.describe(cluster, node);
+        node.kill();
+        return Optional.of(new Fault("kill", "killed " + who, () -> {
+            node.start();
+            return "restarted " + node;
+        }));
+    }
+
+    @Override
+    public void healAll() throws IOException {
+        for (NodeProcess node : cluster.nodes()) {
+            node.start();
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.ratchet.chaos.nemesis;
+
+import io.ratchet.chaos.cluster.Cluster;
+import io.ratchet.chaos.cluster.NamespaceNetwork;
+import io.ratchet.chaos.cluster.NodeProcess;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Network partitions between nodes: either the leader alone against the rest (an old leader that must
+ * stop serving, and a majority that must elect a new one), or the cluster split at random into a
+ * majority and a minority. Needs the nodes in network namespaces ({@link NamespaceNetwork}).
+ */
+public final class PartitionNemesis implements Nemesis {
+    private final Cluster cluster;
+    private final NamespaceNetwork network;
+
+    public PartitionNemesis(Cluster cluster, NamespaceNetwork network) {
+        this.cluster = cluster;
+        this.network = network;
+    }
+
+    @Override
+    public String name() {
+        return "partition";
+    }
+
+    @Override
+    public Optional<Fault> inject(Random random) throws IOException {
+        List<Integer> all = new ArrayList<>();
+        for (NodeProcess node : cluster.nodes()) {
+            all.add(cluster.number(node));
+        }
+        Set<Integer> minority;
+        String how;
+        Optional<NodeProcess> leader = random.nextBoolean() ? cluster.leader() : Optional.empty();
+        if (leader.isPresent()) {
+            minority = new TreeSet<>(List.of(cluster.number(leader.get())));
+            how = "isolated the leader";
+        } else {
+            Collections.shuffle(all, random);
+            minority = new TreeSet<>(all.subList(0, (all.size() - 1) / 2));
+            how = "split the cluster";
+        }
+        Set<Integer> majority = new TreeSet<>(all);
+        majority.removeAll(minority);
+        network.partition(List.of(minority, majority));
+        String description = how + ": " + names(minority) + " | " + names(majority);
+        return Optional.of(new Fault("partition", description, () -> {
+            network.heal();
+            return "healed the partition " + names(minority) + " | " + names(majority);
+        }));
+    }
+
+    private static String names(Set<Integer> numbers) {
+        return numbers.stream().map(n -> "n" + n).collect(Collectors.joining(",", "{", "}"));
+    }
+
+    @Override
+    public void healAll() throws IOException {
+        network.heal();
+    }
+}

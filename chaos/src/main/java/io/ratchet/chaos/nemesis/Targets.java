@@ -1,0 +1,41 @@
+package io.ratchet.chaos.nemesis;
+
+import io.ratchet.chaos.cluster.Cluster;
+import io.ratchet.chaos.cluster.NodeProcess;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+
+/** Which node a fault hits. */
+enum Targets {
+    /** The node the others follow now. */
+    LEADER,
+    /** Any running node, leader or not. */
+    ANY;
+
+    Optional<NodeProcess> pick(Cluster cluster, Random random) {
+        if (this == LEADER) {
+            // Right after a fault or under load the nodes may not name a leader for a moment: ask again.
+            for (int attempt = 0; attempt < 10; attempt++) {
+                Optional<NodeProcess> leader = cluster.leader().filter(n -> n.alive() && !n.paused());
+                if (leader.isPresent()) {
+                    return leader;
+                }
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return Optional.empty();
+                }
+            }
+            return Optional.empty();
+        }
+        List<NodeProcess> running = cluster.nodes().stream().filter(n -> n.alive() && !n.paused()).toList();
+        return running.isEmpty() ? Optional.empty() : Optional.of(running.get(random.nextInt(running.size())));
+    }
+
+    String describe(Cluster cluster, NodeProcess node) {
+        boolean leads = this == LEADER || cluster.leader().map(l -> l == node).orElse(false);
+        return node.id() + (leads ? " (the leader" : " (a follower") + ", pid " + node.pid() + ")";
+    }
+}

@@ -1,0 +1,187 @@
+package io.ratchet.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The harness as CI runs it: {@code scripts/chaos} against real node JVMs. Every wired workload runs
+ * under kill-leader in one run (they share a cluster, which keeps this near a minute on a 2-core
+ * machine); a second run uses a deliberately broken client that the register checker must catch, so the
+ * harness is known to be able to fail; and the bank workload must say what it waits for. Runs after
+ * packaging (failsafe), with the node jar built by the reactor.
+ */
+class ChaosHarnessIT {
+    private static final Path HOME = Path.of(System.getProperty("ratchet.home", "..")).toAbsolutePath().normalize();
+    private static final Path RUNS = Path.of(System.getProperty("ratchet.chaos.runs", "target/chaos-it")).toAbsolutePath();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static Run all;
+
+    @BeforeAll
+    static void runEveryWorkloadWhileLeadersAreKilled() throws Exception {
+        all = chaos("all-kill-leader", "--workload", "all", "--nemesis", "kill-leader", "--duration", "20s", "--seed", "7");
+    }
+
+    @Test
+    void theRunUnderKillLeaderIsValidAndTheNemesisActed() {
+        assertEquals(0, all.code, all.toString());
+        assertTrue(all.summary.get("valid").asBoolean());
+        assertEquals("kill-leader", all.summary.get("nemesis").asText());
+        assertTrue(all.summary.get("faults").asInt() >= 1, "at least one leader was killed: " + all.summary);
+        assertEquals(0, all.summary.get("anomalies").size());
+        long ops = all.summary.get("ops").asLong();
+        assertEquals(ops, all.summary.get("ok").asLong() + all.summary.get("failed").asLong() + all.summary.get("unknown").asLong());
+        assertTrue(Files.exists(all.dir.resolve("report.txt")));
+    }
+
+    @Test
+    void registerHistoryIsLinearizable() throws IOException {
+        assertEquals("valid", all.summary.path("checks").path("register").asText(), all.toString());
+        assertTrue(answered(all, "register") >= 10, "the register workload ran: " + answered(all, "register"));
+    }
+
+    @Test
+    void reservationsStayUniqueAndAcknowledgedOnesSurvive() throws IOException {
+        assertEquals("valid", all.summary.path("checks").path("reservations").asText(), all.toString());
+        assertTrue(answered(all, "reservations") >= 10);
+    }
+
+    @Test
+    void lockHoldersNeverOverlapAndTokensRise() throws IOException {
+        assertEquals("valid", all.summary.path("checks").path("locks").asText(), all.toString());
+        assertTrue(answered(all, "locks") >= 10);
+    }
+
+    @Test
+    void bankIsSkippedUntilTransactionsExist() throws Exception {
+        assertTrue(all.summary.get("skipped").toString().contains("bank needs cluster transactions (issue 4)"), all.toString());
+        Run bank = chaos("bank", "--workload", "bank", "--nemesis", "kill-leader", "--duration", "5s");
+        assertEquals(3, bank.code, bank.toString());
+        assertEquals("skipped", bank.summary.get("result").asText());
+        assertFalse(bank.summary.get("valid").asBoolean(), "a run that did not run is never valid");
+    }
+
+    @Test
+    void everyNodeProcessIsGoneAfterTheRun() throws IOException {
+        List<Long> pids = pids(all.dir);
+        assertEquals(3, pids.size(), "one pid file per node");
+        for (long pid : pids) {
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "node pid " + pid + " still runs");
+        }
+    }
+
+    @Test
+    void aClientThatIgnoresConditionsIsCaught() throws Exception {
+        Run broken = chaos("broken-client", "--workload", "register", "--nemesis", "none", "--duration", "8s", "--seed", "11",
+                "--test-break-conditional-puts");
+        assertEquals(1, broken.code, broken.toString());
+        assertFalse(broken.summary.get("valid").asBoolean());
+        assertEquals("unconditional-puts", broken.summary.get("test_mode").asText());
+        assertEquals("invalid", broken.summary.path("checks").path("register").asText());
+        boolean lostUpdate = false;
+        for (JsonNode anomaly : broken.summary.get("anomalies")) {
+            lostUpdate |= anomaly.get("workload").asText().equals("register") && anomaly.get("type").asText().equals("not-linearizable");
+        }
+        assertTrue(lostUpdate, "the register checker names the lost update: " + broken.summary);
+        for (long pid : pids(broken.dir)) {
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "node pid " + pid + " still runs");
+        }
+    }
+
+    // ---- helpers
+
+    /** Client operations of {@code workload} that got an answer, final reads aside. */
+    private static long answered(Run run, String workload) throws IOException {
+        try (Stream<String> lines = Files.lines(run.dir.resolve("history.jsonl"))) {
+            return lines.map(ChaosHarnessIT::parse)
+                    .filter(op -> op.get("type").asText().equals("ok") && op.get("workload").asText().equals(workload)
+                            && !op.get("process").asText().equals("final"))
+                    .count();
+        }
+    }
+
+    private static List<Long> pids(Path dir) throws IOException {
+        List<Long> pids = new ArrayList<>();
+        Path nodes = dir.resolve("nodes");
+        if (Files.isDirectory(nodes)) {
+            try (Stream<Path> files = Files.list(nodes)) {
+                for (Path f : files.filter(p -> p.toString().endsWith(".pid")).toList()) {
+                    pids.add(Long.parseLong(Files.readString(f).trim()));
+                }
+            }
+        }
+        return pids;
+    }
+
+    record Run(int code, JsonNode summary, Path dir, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + code + "\nsummary: " + summary + "\nstdout:\n" + out + "\nstderr (tail):\n"
+                    + err.substring(Math.max(0, err.length() - 4000));
+        }
+    }
+
+    /** Runs {@code scripts/chaos} into a fresh directory; on a hang, stops it (and anything it left) and fails. */
+    private static Run chaos(String name, String... args) throws IOException, InterruptedException {
+        Path dir = RUNS.resolve(name);
+        delete(dir);
+        Files.createDirectories(RUNS);
+        Path out = RUNS.resolve(name + ".out");
+        Path err = RUNS.resolve(name + ".err");
+        List<String> command = new ArrayList<>(List.of("scripts/chaos"));
+        command.addAll(List.of(args));
+        command.addAll(List.of("--out", dir.toString()));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(HOME.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().remove("RATCHET_PEERS");
+        Process p = pb.start();
+        if (!p.waitFor(300, TimeUnit.SECONDS)) {
+            p.destroy(); // SIGTERM: the launcher forwards it and the harness stops its nodes on the way out
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            for (long pid : pids(dir)) {
+                ProcessHandle.of(pid).filter(h -> h.info().commandLine().orElse("").contains(dir.toString()))
+                        .ifPresent(ProcessHandle::destroyForcibly);
+            }
+            throw new AssertionError(command + " did not finish in 300 s; see " + err);
+        }
+        String stdout = Files.readString(out, StandardCharsets.UTF_8);
+        String[] lines = stdout.strip().split("\n");
+        JsonNode summary = parse(lines[lines.length - 1]);
+        return new Run(p.exitValue(), summary, dir, stdout, Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    private static JsonNode parse(String line) {
+        try {
+            return JSON.readTree(line);
+        } catch (IOException e) {
+            throw new AssertionError("not a JSON line: " + line, e);
+        }
+    }
+
+    private static void delete(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (Stream<Path> paths = Files.walk(dir)) {
+                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+}
