@@ -28,9 +28,9 @@ final class Workloads {
             case "register" -> List.of(register(settings));
             case "reservations" -> List.of(new ReservationsWorkload());
             case "locks" -> List.of(new LocksWorkload());
-            case "bank" -> List.of(BankWorkload.withoutTransactions());
+            case "bank" -> List.of(BankWorkload.withTransactions());
             case "all" -> List.of(register(settings), new ReservationsWorkload(), new LocksWorkload(),
-                    BankWorkload.withoutTransactions());
+                    BankWorkload.withTransactions());
             default -> throw new IllegalArgumentException("unknown workload '" + name + "'; choose one of " + NAMES);
         };
     }

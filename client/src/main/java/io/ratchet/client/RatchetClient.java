@@ -43,6 +43,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
@@ -102,9 +103,9 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     /**
-     * Stale reads and status calls name one node each. Ratis numbers ordered requests per target, so
-     * mixing them with the leader-bound stream on one client stalls the stream on a node that is both;
-     * they get a client of their own.
+     * Stale reads name one node each. Ratis numbers ordered requests per target, so mixing them with the
+     * leader-bound stream on one client stalls the stream on a node that is both; they get a client of
+     * their own.
      */
     private RaftClient sideClient() {
         return lazily(sideRaft, options.requestTimeout());
@@ -422,16 +423,22 @@ public final class RatchetClient implements AutoCloseable {
 
     /** Asks every configured node, in parallel, for its role, term, indexes and store size. */
     public List<NodeStatus> status() {
-        List<CompletableFuture<NodeStatus>> answers = options.peers().entrySet().stream()
-                .map(e -> CompletableFuture.supplyAsync(() -> statusOf(e.getKey(), e.getValue())))
-                .toList();
-        return answers.stream().map(CompletableFuture::join)
-                .sorted(java.util.Comparator.comparing(NodeStatus::id)).toList();
+        // A Ratis client of its own, for this call only: a node that does not answer fails its target's
+        // ordered stream, which must neither disturb the other nodes' answers nor outlive this call.
+        RaftClient probe = newRaftClient(options.requestTimeout());
+        try {
+            List<CompletableFuture<NodeStatus>> answers = options.peers().entrySet().stream()
+                    .map(e -> CompletableFuture.supplyAsync(() -> statusOf(probe, e.getKey(), e.getValue())))
+                    .toList();
+            return answers.stream().map(CompletableFuture::join)
+                    .sorted(java.util.Comparator.comparing(NodeStatus::id)).toList();
+        } finally {
+            CompletableFuture.runAsync(() -> closeQuietly(probe));
+        }
     }
 
-    private NodeStatus statusOf(String id, String address) {
+    private NodeStatus statusOf(RaftClient raft, String id, String address) {
         RaftPeerId peer = RaftPeerId.valueOf(id);
-        RaftClient raft = sideClient();
         try {
             GroupInfoReply info = raft.getGroupManagementApi(peer).info(group.getGroupId());
             RoleInfoProto role = info.getRoleInfoProto();
@@ -449,7 +456,6 @@ public final class RatchetClient implements AutoCloseable {
                     log.getLastEntry().getTerm(), log.getApplied().getIndex(), log.getCommitted().getIndex(),
                     stats.clusterTime(), stats.itemCount(), null);
         } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
-            replace(raft);
             return NodeStatus.unreachable(id, address, describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -578,8 +584,11 @@ public final class RatchetClient implements AutoCloseable {
                         return CompletableFuture.completedFuture(
                                 new StaleRead<Optional<Item>>(Optional.ofNullable(item), peer.getAddress()));
                     }
-                    replace(side);
-                    return staleFrom(peers, i + 1, get, error != null ? unwrap(error) : reply.getException());
+                    Throwable cause = error != null ? unwrap(error) : reply.getException();
+                    if (cause instanceof AlreadyClosedException) {
+                        replace(side); // a node's ordered stream failed for good on this client
+                    }
+                    return staleFrom(peers, i + 1, get, cause);
                 })
                 .thenCompose(f -> f);
     }

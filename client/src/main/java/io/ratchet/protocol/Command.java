@@ -14,7 +14,7 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
     void validate();
 
     /** One operation of a {@link Transaction}: a condition on {@code key()} at {@code index()}, maybe a write. */
-    sealed interface Op permits Put, Delete, Check, PutDocument, DeleteDocument {
+    sealed interface Op permits Put, Delete, Check, DocumentOp {
         /** The item the condition names (for a document op, its guard). */
         String key();
 
@@ -83,23 +83,30 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
         }
     }
 
+    /** An operation on a document: its condition is on the document's Atomic Guard. */
+    sealed interface DocumentOp extends Op permits PutDocument, DeleteDocument {
+        String id();
+
+        long guardIndex();
+
+        @Override
+        default String key() {
+            return Document.guardKey(id());
+        }
+
+        @Override
+        default long index() {
+            return guardIndex();
+        }
+    }
+
     /**
      * Store a document and move its Atomic Guard in the same entry. {@code guardIndex} 0 creates the
      * document and its guard (create-only); otherwise it must equal the guard's current index.
      *
      * @param json compact JSON object text
      */
-    record PutDocument(String id, String json, long guardIndex) implements Op {
-        @Override
-        public String key() {
-            return Document.guardKey(id);
-        }
-
-        @Override
-        public long index() {
-            return guardIndex;
-        }
-
+    record PutDocument(String id, String json, long guardIndex) implements DocumentOp {
         @Override
         public void validate() {
             checkDocumentId(id);
@@ -112,17 +119,7 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
     }
 
     /** Delete a document and its Atomic Guard; {@code guardIndex} must equal the guard's index. */
-    record DeleteDocument(String id, long guardIndex) implements Op {
-        @Override
-        public String key() {
-            return Document.guardKey(id);
-        }
-
-        @Override
-        public long index() {
-            return guardIndex;
-        }
-
+    record DeleteDocument(String id, long guardIndex) implements DocumentOp {
         @Override
         public void validate() {
             checkDocumentId(id);

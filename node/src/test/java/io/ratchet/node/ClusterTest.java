@@ -234,8 +234,18 @@ class ClusterTest {
             assertEquals(3, client.status().stream().filter(n -> n.error() == null).count());
             assertTrue(client.getStale("k").value().isPresent());
             assertTrue(client.put("k2", 2, 0).successful());
-            assertEquals(3, client.status().size());
             assertEquals(2, client.get("k2").orElseThrow().valueNode().asInt());
+
+            // One node down: status still reports the other two, and the down one as unreachable.
+            String leader = cluster.awaitLeader();
+            String follower = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+            cluster.stopNode(follower);
+            var statuses = client.status();
+            assertEquals(List.of(follower), statuses.stream().filter(n -> n.error() != null).map(n -> n.id()).toList());
+            assertEquals(leader, statuses.stream().filter(n -> "LEADER".equals(n.role())).findFirst().orElseThrow().id());
+            cluster.startNode(follower);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> client.status().stream().allMatch(n -> n.error() == null));
         }
     }
 

@@ -15,32 +15,13 @@ import io.ratchet.client.reservation.Reservations;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Result;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Unique reservations, alone and together with the document that owns them, on a real cluster. */
-class ReservationClusterTest {
-    @TempDir
-    static Path dir;
-    private static LocalCluster cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = LocalCluster.start(3, dir);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+class ReservationClusterTest extends SharedClusterTest {
 
     record User(String name, String email) {
     }

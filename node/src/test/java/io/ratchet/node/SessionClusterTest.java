@@ -18,7 +18,6 @@ import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Result;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -40,31 +39,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Document sessions with Atomic Guards and the retry loop, against a real three-node cluster. One
  * cluster serves the whole class (each test writes its own documents), and is always stopped.
  */
-class SessionClusterTest {
-    @TempDir
-    static Path dir;
-    private static LocalCluster cluster;
-
-    @BeforeAll
-    static void start() {
-        cluster = LocalCluster.start(3, dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+class SessionClusterTest extends SharedClusterTest {
 
     record Customer(String name, String tier, String phone) {
         Customer withTier(String tier) {

@@ -15,36 +15,17 @@ import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Result;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Cluster-wide transactions, their limits, and idempotency keys, against a real three-node cluster.
  * One cluster serves the whole class (each test writes its own keys), and is always stopped.
  */
-class TransactionClusterTest {
-    @TempDir
-    static Path dir;
-    private static LocalCluster cluster;
-
-    @BeforeAll
-    static void start() {
-        cluster = LocalCluster.start(3, dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+class TransactionClusterTest extends SharedClusterTest {
 
     @Test
     void allOrNothingOneStaleOpAmongTenChangesNothingAndNamesTheConflict() {

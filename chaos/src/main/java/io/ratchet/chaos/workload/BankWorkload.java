@@ -13,9 +13,9 @@ import java.util.function.Function;
 
 /**
  * Money moves between a few accounts while readers read every balance at once; the total never
- * changes ({@link BankChecker}). It needs a {@link Ledger} with atomic transfers, which only cluster
- * transactions (issue 4) can give: until then it is unavailable, and says so, rather than run on
- * transfers made of two conditional puts, which are not atomic.
+ * changes ({@link BankChecker}). It needs a {@link Ledger} with atomic transfers, which cluster
+ * transactions give ({@link TransactionLedger}); without one it is unavailable, and says so, rather
+ * than run on transfers made of two conditional puts, which are not atomic.
  */
 public final class BankWorkload implements Workload {
     public static final String UNAVAILABLE = "bank needs cluster transactions (issue 4)";
@@ -30,9 +30,14 @@ public final class BankWorkload implements Workload {
         this.ledgers = ledgers;
     }
 
-    /** The workload as the cluster allows it today: unavailable. */
+    /** The workload without a ledger: reported unavailable, for a cluster without transactions. */
     public static BankWorkload withoutTransactions() {
         return new BankWorkload(Optional.empty());
+    }
+
+    /** Transfers as cluster transactions over account items ({@link TransactionLedger}). */
+    public static BankWorkload withTransactions() {
+        return new BankWorkload(Optional.of(client -> new TransactionLedger(client, PREFIX)));
     }
 
     @Override

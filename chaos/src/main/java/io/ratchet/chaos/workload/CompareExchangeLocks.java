@@ -10,8 +10,8 @@ import java.util.Optional;
  * Locks built from compare-exchange primitives, as DESIGN.md describes them: the lock is an item
  * {@code chaos-locks/<name>} holding its owner, acquired with a create-only put and released with a
  * delete at the index it was acquired at. That index is the fencing token: a log index is never reused,
- * so each holder's is greater than every earlier one's. Grants never expire (no lease): the expiry that
- * issue 3 adds is not in the cluster yet, so a holder that never releases holds for good.
+ * so each holder's is greater than every earlier one's. Grants never expire (no lease), so a holder that
+ * never releases holds for good; {@link LeasedLocks} is the leased version the runs use.
  */
 public final class CompareExchangeLocks implements LockService {
     public static final String PREFIX = "chaos-locks/";
@@ -20,6 +20,11 @@ public final class CompareExchangeLocks implements LockService {
 
     public CompareExchangeLocks(RatchetClient client) {
         this.client = client;
+    }
+
+    @Override
+    public String key(String name) {
+        return PREFIX + name;
     }
 
     @Override

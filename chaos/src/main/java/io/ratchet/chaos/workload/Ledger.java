@@ -6,7 +6,7 @@ import java.util.Map;
 /**
  * What the bank workload needs from the cluster. A transfer must move money in one atomic step: two
  * conditional puts, one per account, are not that (a reader, or a crash, between them sees money
- * missing or doubled). Only cluster transactions (issue 4) give it, so no implementation exists yet.
+ * missing or doubled). Cluster transactions give it: {@link TransactionLedger}.
  */
 public interface Ledger {
     /** Creates the accounts with these balances. */

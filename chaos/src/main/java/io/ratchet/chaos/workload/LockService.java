@@ -5,11 +5,13 @@ import java.util.Optional;
 
 /**
  * The lock operations the locks workload needs, and nothing else, so that what implements them can
- * change under it: today {@link CompareExchangeLocks}, the recipe over compare-exchange items that
- * DESIGN.md describes; once the lock API of issue 3 exists, an adapter over {@code client.locks()}
- * (its {@code Lease} gives owner and fencing token, and its lease length goes in {@link #leaseMillis()}).
+ * change under it: {@link LeasedLocks}, over Ratchet's lock API, or {@link CompareExchangeLocks}, the
+ * lease-less recipe over bare compare-exchange items.
  */
 public interface LockService {
+
+    /** The item that holds lock {@code name}, as histories name it. */
+    String key(String name);
 
     /**
      * The outcome of one acquire attempt.

@@ -40,9 +40,9 @@ public final class LocksWorkload implements Workload {
      */
     private final Set<String> abandoned = ConcurrentHashMap.newKeySet();
 
-    /** Locks from compare-exchange items ({@link CompareExchangeLocks}). */
+    /** Locks from Ratchet's lock API ({@link LeasedLocks}). */
     public LocksWorkload() {
-        this(CompareExchangeLocks::new);
+        this(LeasedLocks::new);
     }
 
     public LocksWorkload(Function<RatchetClient, LockService> connect) {
@@ -54,9 +54,6 @@ public final class LocksWorkload implements Workload {
         return LockChecker.WORKLOAD;
     }
 
-    static String lockKey(String name) {
-        return CompareExchangeLocks.PREFIX + name;
-    }
 
     @Override
     public Worker newWorker() {
@@ -82,7 +79,7 @@ public final class LocksWorkload implements Workload {
             if (locks.leaseMillis() > 0) {
                 input.put("lease_ms", locks.leaseMillis());
             }
-            Outcome<Acquisition> acquired = process.write("acquire", lockKey(name), input,
+            Outcome<Acquisition> acquired = process.write("acquire", locks.key(name), input,
                     () -> locks.tryAcquire(name, owner), LocksWorkload::acquisition);
             if (acquired.unknown()) {
                 undetermined = new LockGrant(name, owner, 0);
@@ -105,7 +102,7 @@ public final class LocksWorkload implements Workload {
         /** Reads the lock to learn what an unanswered acquire or release did, and finishes the job. */
         private void settle(ClientProcess process, LockService locks) {
             LockGrant pending = undetermined != null ? undetermined : unreleased;
-            Outcome<Optional<LockGrant>> read = process.read("holder", lockKey(pending.name()),
+            Outcome<Optional<LockGrant>> read = process.read("holder", locks.key(pending.name()),
                     History.object().put("owner", pending.owner()), () -> locks.holder(pending.name()), LocksWorkload::holder);
             if (!read.ok()) {
                 return; // try again next step
@@ -139,7 +136,7 @@ public final class LocksWorkload implements Workload {
         }
 
         private void release(ClientProcess process, LockService locks, LockGrant grant) {
-            Outcome<Boolean> released = process.write("release", lockKey(grant.name()),
+            Outcome<Boolean> released = process.write("release", locks.key(grant.name()),
                     History.object().put("owner", grant.owner()).put("token", grant.token()),
                     () -> locks.release(grant), done -> History.object().put("released", done));
             if (released.unknown()) {
@@ -149,7 +146,7 @@ public final class LocksWorkload implements Workload {
 
         private void reap(ClientProcess process, LockService locks, LockGrant holder) {
             if (holder != null && abandoned.contains(holder.owner())) {
-                Outcome<Boolean> reaped = process.write("release", lockKey(holder.name()),
+                Outcome<Boolean> reaped = process.write("release", locks.key(holder.name()),
                         History.object().put("owner", holder.owner()).put("token", holder.token()),
                         () -> locks.release(holder), done -> History.object().put("released", done));
                 if (reaped.ok()) {

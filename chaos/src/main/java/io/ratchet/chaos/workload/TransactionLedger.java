@@ -1,0 +1,67 @@
+package io.ratchet.chaos.workload;
+
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.TransactionResult;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Limits;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A ledger of accounts as compare-exchange items, where a transfer is one cluster transaction: both
+ * balances are written at the indexes they were read at, or neither is. Balances are read with one
+ * linearizable list, so a reader sees the state between two entries, never inside one.
+ */
+public final class TransactionLedger implements Ledger {
+    private final RatchetClient client;
+    private final String prefix;
+
+    public TransactionLedger(RatchetClient client, String prefix) {
+        this.client = client;
+        this.prefix = prefix;
+    }
+
+    @Override
+    public void open(Map<String, Long> balances) {
+        List<Command.Op> creates = new ArrayList<>();
+        balances.forEach((account, balance) -> creates.add(new Command.Put(account, Long.toString(balance), 0, null)));
+        TransactionResult opened = client.transaction(creates);
+        if (!opened.successful()) {
+            throw new IllegalStateException("accounts already exist: " + opened.conflicts());
+        }
+    }
+
+    @Override
+    public boolean transfer(String from, String to, long amount) {
+        if (from.equals(to)) {
+            return false; // moves nothing; a transaction may not name a key twice
+        }
+        Map<String, Item> accounts = new LinkedHashMap<>();
+        client.getAll(List.of(from, to)).forEach(item -> accounts.put(item.key(), item));
+        Item source = accounts.get(from);
+        Item target = accounts.get(to);
+        if (source == null || target == null) {
+            throw new IllegalStateException("no account " + (source == null ? from : to));
+        }
+        long balance = Long.parseLong(source.value());
+        if (balance < amount) {
+            return false;
+        }
+        TransactionResult moved = client.transaction(List.of(
+                new Command.Put(from, Long.toString(balance - amount), source.index(), null),
+                new Command.Put(to, Long.toString(Long.parseLong(target.value()) + amount), target.index(), null)));
+        return moved.successful();
+    }
+
+    @Override
+    public Map<String, Long> balances() {
+        Map<String, Long> balances = new LinkedHashMap<>();
+        for (Item item : client.list(prefix, 0, Limits.MAX_PAGE_SIZE)) {
+            balances.put(item.key(), Long.parseLong(item.value()));
+        }
+        return balances;
+    }
+}
