@@ -63,6 +63,7 @@ public final class RatchetClient implements AutoCloseable {
     private final AtomicReference<RaftClient> raft = new AtomicReference<>();
     /** Watches hold their answer for long; they get a client of their own with a long request timeout. */
     private final AtomicReference<RaftClient> watchRaft = new AtomicReference<>();
+    private final GroupCommit groupCommit = new GroupCommit(this::send, GroupCommit.DEFAULT_MESSAGES_IN_FLIGHT);
     private volatile boolean closed;
 
     /** The longest a single watch may wait. */
@@ -399,9 +400,16 @@ public final class RatchetClient implements AutoCloseable {
         return new CompareExchangeResult(w.successful(), w.key(), w.item());
     }
 
-    /** Sends a validated request: its commands enter one log entry and apply in order at its index. */
+    /**
+     * Sends a validated request: its commands enter one log entry and apply in order at its index.
+     * Requests that queue up while others are in flight share a message and so a log entry.
+     */
     private CompletableFuture<List<Result>> write(Request validated) {
-        byte[] request = Codec.encodeRequests(List.of(validated));
+        return groupCommit.submit(validated);
+    }
+
+    /** Sends one requests message (one or more requests); every failure maps to one exception for all of them. */
+    private CompletableFuture<List<Result>> send(byte[] request) {
         RaftClient raft = this.raft.get();
         return raft.async().send(message(request))
                 .orTimeout(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)

@@ -8,6 +8,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +66,38 @@ public final class Codec {
         return encode(KIND_REQUESTS, out -> writeRequests(out, requests));
     }
 
+    /**
+     * One request in the form a requests message carries it. {@link #joinRequests} puts several such
+     * encodings into one message without encoding them again: how a client coalesces requests.
+     */
+    public static byte[] encodeRequest(Request request) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            writeRequest(out, request);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The bytes a requests message adds around its requests' own encodings. */
+    public static final int REQUESTS_FRAMING_BYTES = 6;
+
+    /**
+     * A requests message holding the given {@link #encodeRequest} encodings in order; {@link #decodeRequests}
+     * reads it as the list of those requests.
+     */
+    public static byte[] joinRequests(List<byte[]> encodedRequests) {
+        int size = REQUESTS_FRAMING_BYTES;
+        for (byte[] r : encodedRequests) {
+            size += r.length;
+        }
+        ByteBuffer message = ByteBuffer.allocate(size)
+                .put(FORMAT_VERSION).put(KIND_REQUESTS).putInt(encodedRequests.size());
+        encodedRequests.forEach(message::put);
+        return message.array();
+    }
+
     public static List<Request> decodeRequests(byte[] bytes) {
         return decode(bytes, KIND_REQUESTS, Codec::readRequests);
     }
@@ -101,12 +134,16 @@ public final class Codec {
     private static void writeRequests(DataOutputStream out, List<Request> requests) throws IOException {
         out.writeInt(requests.size());
         for (Request r : requests) {
-            writeString(out, r.idempotencyKey());
-            out.writeLong(r.retentionMillis());
-            out.writeInt(r.commands().size());
-            for (Command c : r.commands()) {
-                writeCommand(out, c);
-            }
+            writeRequest(out, r);
+        }
+    }
+
+    private static void writeRequest(DataOutputStream out, Request r) throws IOException {
+        writeString(out, r.idempotencyKey());
+        out.writeLong(r.retentionMillis());
+        out.writeInt(r.commands().size());
+        for (Command c : r.commands()) {
+            writeCommand(out, c);
         }
     }
 
