@@ -20,6 +20,7 @@ import picocli.CommandLine.ParseResult;
             WriteCommands.Delete.class,
             ReadCommands.ListItems.class,
             ReadCommands.Status.class,
+            BenchCommand.class,
         })
 public final class Main implements Runnable {
 
