@@ -40,6 +40,8 @@ final class GroupCommit {
     private final Object lock = new Object();
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     private int inFlight;
+    /** Whether some thread holds the sender's role: only it takes batches off the queue and sends them. */
+    private boolean sending;
 
     GroupCommit(Transport transport, int messagesInFlight) {
         if (messagesInFlight < 1) {
@@ -61,24 +63,57 @@ final class GroupCommit {
                     + (encoded.length + Codec.REQUESTS_FRAMING_BYTES) + " bytes; the limit is " + Limits.MAX_REQUEST_BYTES, null));
         }
         Pending pending = new Pending(encoded, validated.commands().size(), new CompletableFuture<>());
-        Launch launch = null;
         synchronized (lock) {
             queue.add(pending);
-            if (inFlight < messagesInFlight) {
-                launch = launchLocked();
+            if (!claimSenderRole()) {
+                return pending.result;
             }
         }
-        if (launch != null) {
-            watch(launch);
-        }
+        sendWhatIsQueued();
         return pending.result;
     }
 
+    /** Under the lock: takes the sender's role if nobody has it and there is a free slot and work. */
+    private boolean claimSenderRole() {
+        if (sending || inFlight >= messagesInFlight || queue.isEmpty()) {
+            return false;
+        }
+        sending = true;
+        return true;
+    }
+
     /**
-     * Takes the head of the queue, up to the byte and command bounds, and hands it to the transport.
-     * The send happens under the lock so that messages enter Ratis' ordered stream in queue order.
+     * Run by the sender alone: takes batches off the head of the queue while slots are free, and
+     * hands each to the transport in queue order, so messages enter Ratis' ordered stream in that
+     * order. Our lock is never held while Ratis runs: Ratis completes replies under its own lock,
+     * and a reply's callback takes ours, so holding ours into Ratis could deadlock.
      */
-    private Launch launchLocked() {
+    private void sendWhatIsQueued() {
+        while (true) {
+            List<Pending> batch;
+            synchronized (lock) {
+                if (queue.isEmpty() || inFlight >= messagesInFlight) {
+                    sending = false;
+                    return;
+                }
+                batch = takeBatch();
+                inFlight++;
+            }
+            List<byte[]> encoded = new ArrayList<>(batch.size());
+            batch.forEach(p -> encoded.add(p.encoded));
+            CompletableFuture<List<Result>> sent;
+            try {
+                sent = transport.send(Codec.joinRequests(encoded));
+            } catch (RuntimeException e) {
+                sent = CompletableFuture.failedFuture(e);
+            }
+            // If it is complete already, finished() runs here; it sees the role taken and leaves the queue to this loop.
+            sent.whenComplete((results, error) -> finished(batch, results, error));
+        }
+    }
+
+    /** Under the lock: the head of the queue, up to the byte and command bounds (at least one request). */
+    private List<Pending> takeBatch() {
         List<Pending> batch = new ArrayList<>();
         int bytes = Codec.REQUESTS_FRAMING_BYTES;
         int commands = 0;
@@ -92,29 +127,18 @@ final class GroupCommit {
             bytes += next.encoded.length;
             commands += next.commands;
         }
-        List<byte[]> encoded = new ArrayList<>(batch.size());
-        batch.forEach(p -> encoded.add(p.encoded));
-        inFlight++;
-        CompletableFuture<List<Result>> sent;
-        try {
-            sent = transport.send(Codec.joinRequests(encoded));
-        } catch (RuntimeException e) {
-            sent = CompletableFuture.failedFuture(e);
-        }
-        return new Launch(batch, sent);
+        return batch;
     }
 
     /** Frees the slot, sends what queued meanwhile, then hands each request its own results. */
     private void finished(List<Pending> batch, List<Result> results, Throwable error) {
-        Launch next = null;
+        boolean sender;
         synchronized (lock) {
             inFlight--;
-            if (!queue.isEmpty()) {
-                next = launchLocked();
-            }
+            sender = claimSenderRole();
         }
-        if (next != null) {
-            watch(next);
+        if (sender) {
+            sendWhatIsQueued();
         }
         int expected = batch.stream().mapToInt(p -> p.commands).sum();
         if (error == null && results.size() != expected) {
@@ -134,14 +158,5 @@ final class GroupCommit {
     }
 
     private record Pending(byte[] encoded, int commands, CompletableFuture<List<Result>> result) {
-    }
-
-    /** A message handed to the transport, and the requests it carries. */
-    private record Launch(List<Pending> batch, CompletableFuture<List<Result>> sent) {
-    }
-
-    /** Called outside the lock: a future that is complete already runs the callback here and now. */
-    private void watch(Launch launch) {
-        launch.sent().whenComplete((results, error) -> finished(launch.batch(), results, error));
     }
 }

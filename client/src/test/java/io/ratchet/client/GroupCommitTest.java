@@ -3,7 +3,9 @@ package io.ratchet.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.awaitility.Awaitility.await;
 
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
@@ -11,6 +13,7 @@ import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -168,6 +171,36 @@ class GroupCommitTest {
         assertEquals(List.of(List.of(put("a")), List.of(put("b"))), transport.messages);
         transport.acceptAll(0);
         assertEquals(List.of(put("c"), put("d")), transport.messages.get(2));
+    }
+
+    /**
+     * Ratis completes a reply while it holds its client's lock, and its send takes that lock too. A
+     * sender must not hold the group-commit lock while it waits for Ratis, or the two deadlock.
+     */
+    @Test
+    void aReplyCompletedUnderTheTransportsLockDoesNotDeadlockASenderWaitingForThatLock() throws Exception {
+        Object ratisLock = new Object();
+        RecordingTransport recording = new RecordingTransport();
+        GroupCommit.Transport transport = message -> {
+            synchronized (ratisLock) {
+                return recording.send(message);
+            }
+        };
+        GroupCommit commit = new GroupCommit(transport, 2);
+        CompletableFuture<List<Result>> first = commit.submit(put("first"));
+
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            Thread sender;
+            synchronized (ratisLock) {
+                sender = new Thread(() -> commit.submit(put("second")));
+                sender.start();
+                await().atMost(Duration.ofSeconds(10)).until(() -> sender.getState() == Thread.State.BLOCKED);
+                recording.acceptAll(0);
+            }
+            sender.join();
+        });
+        assertTrue(first.isDone());
+        assertEquals(List.of(put("second")), recording.messages.get(1));
     }
 
     private static Throwable cause(CompletableFuture<?> f) {

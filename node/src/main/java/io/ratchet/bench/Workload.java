@@ -101,7 +101,7 @@ public enum Workload {
      * which the next attempt starts from. Between attempts a full-jitter pause that grows with the
      * attempt count (the same bounds as peerbench's loop), so contenders spread out.
      */
-    static Outcome increment(RatchetClient client, String key, BooleanSupplier stopping) {
+    public static Outcome increment(RatchetClient client, String key, BooleanSupplier stopping) {
         Item current = client.get(key).orElseThrow(() -> new IllegalStateException("counter " + key + " is gone"));
         int attempts = 0;
         while (attempts < MAX_ATTEMPTS && !stopping.getAsBoolean()) {
