@@ -436,7 +436,10 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(e));
         }
         RaftClient raft = this.raft.get();
-        return raft.async().sendReadOnly(message(Codec.encodeQuery(query)))
+        // Unordered: a read need not wait for the replies of other threads' writes sent before it (the
+        // ordered stream releases replies in send order). It still reflects every write acknowledged
+        // before it was sent, which is what linearizable promises.
+        return raft.async().sendReadOnlyUnordered(message(Codec.encodeQuery(query)))
                 .orTimeout(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .handle((reply, error) -> decodeOrFail(raft, reply, error, "the read"));
     }
