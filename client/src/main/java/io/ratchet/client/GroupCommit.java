@@ -2,6 +2,7 @@ package io.ratchet.client;
 
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.util.ArrayDeque;
@@ -9,24 +10,42 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
- * Client-side group commit: the write requests that queue up while earlier ones are in flight travel
+ * Client-side group commit: the requests that queue up while earlier ones are in flight travel
  * together as one message, so one Raft log entry (one replication round, one fsync on each node)
- * carries many of them. A lone request is sent at once ("natural batching": nothing waits for a timer).
+ * carries many writes, and one ReadIndex round serves many gets. A lone request is sent at once
+ * ("natural batching": nothing waits for a timer).
  *
  * <p>Guarantees: requests are sent in the order {@link #submit} was called (in order within a
- * message, messages in order through Ratis' ordered stream), so they apply in that order; each
- * request gets exactly its own commands' results; when a message fails, every request in it fails
- * with that same error, as it would have alone. What the caller owes: submit only requests that
- * passed {@link Request#validate()}, so that a node never refuses a whole message for one bad member.
+ * message, messages in order through Ratis' ordered stream), so writes apply in that order; each
+ * request gets exactly its own results; when a message fails, every request in it fails with that
+ * same error, as it would have alone. What the caller owes: submit only requests that passed their
+ * {@code validate()}, so that a node never refuses a whole message for one bad member.
+ *
+ * @param <T> what is batched: a write {@link Request} or a {@link Query.Get}
  */
-final class GroupCommit {
-    /** Sends one requests message; completes with every command's result in order, or fails as the client maps it. */
+final class GroupCommit<T> {
+    /** Sends one message; completes with every result in order, or fails as the client maps it. */
     @FunctionalInterface
     interface Transport {
-        CompletableFuture<List<Result>> send(byte[] requestsMessage);
+        CompletableFuture<List<Result>> send(byte[] message);
     }
+
+    /** How members are encoded, joined into a message, and bounded. */
+    record Format<T>(Function<T, byte[]> encode, Function<List<byte[]>, byte[]> join, ToIntFunction<T> results,
+                     int framingBytes, int maxResults) {
+    }
+
+    /** Write requests: one requests message, one log entry. */
+    static final Format<Request> WRITES = new Format<>(Codec::encodeRequest, Codec::joinRequests,
+            r -> r.commands().size(), Codec.REQUESTS_FRAMING_BYTES, Limits.MAX_COMMANDS_PER_REQUEST);
+
+    /** Linearizable gets: one {@link Query.Gets} message, one ReadIndex. */
+    static final Format<Query.Get> GETS = new Format<>(Codec::encodeGet, Codec::joinGets, g -> 1,
+            Codec.GETS_FRAMING_BYTES, Query.Gets.MAX_GETS);
 
     /**
      * Messages in flight at once. One keeps each batch as large as the queue allows, and measured best
@@ -36,6 +55,7 @@ final class GroupCommit {
      */
     static final int DEFAULT_MESSAGES_IN_FLIGHT = Integer.getInteger("ratchet.groupCommit.inFlight", 1);
 
+    private final Format<T> format;
     private final Transport transport;
     private final int messagesInFlight;
     private final Object lock = new Object();
@@ -44,10 +64,11 @@ final class GroupCommit {
     /** Whether some thread holds the sender's role: only it takes batches off the queue and sends them. */
     private boolean sending;
 
-    GroupCommit(Transport transport, int messagesInFlight) {
+    GroupCommit(Format<T> format, Transport transport, int messagesInFlight) {
         if (messagesInFlight < 1) {
             throw new IllegalArgumentException("at least one message must be allowed in flight");
         }
+        this.format = format;
         this.transport = transport;
         this.messagesInFlight = messagesInFlight;
     }
@@ -56,14 +77,14 @@ final class GroupCommit {
      * Queues a validated request and sends it as soon as a message slot is free, together with
      * whatever else is queued by then. Completes with its commands' results in order.
      */
-    CompletableFuture<List<Result>> submit(Request validated) {
-        byte[] encoded = Codec.encodeRequest(validated);
-        if (encoded.length + Codec.REQUESTS_FRAMING_BYTES > Limits.MAX_REQUEST_BYTES) {
+    CompletableFuture<List<Result>> submit(T validated) {
+        byte[] encoded = format.encode().apply(validated);
+        if (encoded.length + format.framingBytes() > Limits.MAX_REQUEST_BYTES) {
             // The node refuses such a message whole; refusing it here keeps it out of anyone's batch.
             return CompletableFuture.failedFuture(new InvalidRequestException("request is "
-                    + (encoded.length + Codec.REQUESTS_FRAMING_BYTES) + " bytes; the limit is " + Limits.MAX_REQUEST_BYTES, null));
+                    + (encoded.length + format.framingBytes()) + " bytes; the limit is " + Limits.MAX_REQUEST_BYTES, null));
         }
-        Pending pending = new Pending(encoded, validated.commands().size(), new CompletableFuture<>());
+        Pending pending = new Pending(encoded, format.results().applyAsInt(validated), new CompletableFuture<>());
         synchronized (lock) {
             queue.add(pending);
             if (!claimSenderRole()) {
@@ -104,7 +125,7 @@ final class GroupCommit {
             batch.forEach(p -> encoded.add(p.encoded));
             CompletableFuture<List<Result>> sent;
             try {
-                sent = transport.send(Codec.joinRequests(encoded));
+                sent = transport.send(format.join().apply(encoded));
             } catch (RuntimeException e) {
                 sent = CompletableFuture.failedFuture(e);
             }
@@ -116,12 +137,12 @@ final class GroupCommit {
     /** Under the lock: the head of the queue, up to the byte and command bounds (at least one request). */
     private List<Pending> takeBatch() {
         List<Pending> batch = new ArrayList<>();
-        int bytes = Codec.REQUESTS_FRAMING_BYTES;
+        int bytes = format.framingBytes();
         int commands = 0;
         while (!queue.isEmpty()) {
             Pending next = queue.peek();
             if (!batch.isEmpty() && (bytes + next.encoded.length > Limits.MAX_REQUEST_BYTES
-                    || commands + next.commands > Limits.MAX_COMMANDS_PER_REQUEST)) {
+                    || commands + next.commands > format.maxResults())) {
                 break;
             }
             batch.add(queue.poll());

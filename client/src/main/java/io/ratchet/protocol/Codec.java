@@ -42,6 +42,7 @@ public final class Codec {
     private static final byte STATS = 4;
     private static final byte WATCH = 5;
     private static final byte GET_DOCUMENT = 6;
+    private static final byte GETS = 7;
 
     private static final byte WRITE = 1;
     private static final byte REJECTED = 2;
@@ -95,6 +96,27 @@ public final class Codec {
         ByteBuffer message = ByteBuffer.allocate(size)
                 .put(FORMAT_VERSION).put(KIND_REQUESTS).putInt(encodedRequests.size());
         encodedRequests.forEach(message::put);
+        return message.array();
+    }
+
+    /** One get in the form a {@link Query.Gets} message carries it; {@link #joinGets} joins several. */
+    public static byte[] encodeGet(Query.Get get) {
+        byte[] key = get.key().getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(4 + key.length).putInt(key.length).put(key).array();
+    }
+
+    /** The bytes a {@link Query.Gets} message adds around its gets' own encodings. */
+    public static final int GETS_FRAMING_BYTES = 7;
+
+    /** A {@link Query.Gets} query message holding the given {@link #encodeGet} encodings in order. */
+    public static byte[] joinGets(List<byte[]> encodedGets) {
+        int size = GETS_FRAMING_BYTES;
+        for (byte[] g : encodedGets) {
+            size += g.length;
+        }
+        ByteBuffer message = ByteBuffer.allocate(size)
+                .put(FORMAT_VERSION).put(KIND_QUERY).put(GETS).putInt(encodedGets.size());
+        encodedGets.forEach(message::put);
         return message.array();
     }
 
@@ -274,6 +296,12 @@ public final class Codec {
             writeString(out, w.key());
             out.writeLong(w.afterIndex());
             out.writeLong(w.timeoutMillis());
+        } else if (query instanceof Query.Gets g) {
+            out.writeByte(GETS);
+            out.writeInt(g.gets().size());
+            for (Query.Get get : g.gets()) {
+                writeString(out, get.key());
+            }
         } else if (query instanceof Query.GetDocument g) {
             out.writeByte(GET_DOCUMENT);
             writeString(out, g.id());
@@ -298,6 +326,14 @@ public final class Codec {
             case STATS -> new Query.Stats();
             case WATCH -> new Query.Watch(readString(in), in.readLong(), in.readLong());
             case GET_DOCUMENT -> new Query.GetDocument(readString(in));
+            case GETS -> {
+                int n = readCount(in);
+                List<Query.Get> gets = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    gets.add(new Query.Get(readString(in)));
+                }
+                yield new Query.Gets(gets);
+            }
             default -> throw new InvalidCommandException("unknown query type " + type);
         };
     }

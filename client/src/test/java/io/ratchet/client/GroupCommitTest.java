@@ -57,7 +57,7 @@ class GroupCommitTest {
     @Test
     void aLoneRequestIsSentAtOnceOnItsOwn() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit commit = new GroupCommit(transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
 
         CompletableFuture<List<Result>> result = commit.submit(put("a"));
 
@@ -69,7 +69,7 @@ class GroupCommitTest {
     @Test
     void requestsThatQueueWhileOneIsInFlightShareTheNextMessageInOrder() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit commit = new GroupCommit(transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
         CompletableFuture<List<Result>> first = commit.submit(put("first"));
         List<CompletableFuture<List<Result>>> queued = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -93,7 +93,7 @@ class GroupCommitTest {
     @Test
     void resultsAreSplitByEachRequestsCommandCount() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit commit = new GroupCommit(transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
         commit.submit(put("blocker"));
         Request three = Request.of(List.of(new Command.Put("x", "1", 0, null), new Command.Put("y", "1", 0, null),
                 new Command.Put("z", "1", 0, null)));
@@ -109,7 +109,7 @@ class GroupCommitTest {
     @Test
     void whenAMessageFailsEveryRequestInItFailsWithThatError() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit commit = new GroupCommit(transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
         CompletableFuture<List<Result>> first = commit.submit(put("first"));
         CompletableFuture<List<Result>> a = commit.submit(put("a"));
         CompletableFuture<List<Result>> b = commit.submit(put("b"));
@@ -126,7 +126,7 @@ class GroupCommitTest {
     @Test
     void aMessageNeverExceedsTheRequestSizeLimit() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit commit = new GroupCommit(transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
         commit.submit(put("blocker"));
         // Three values of ~1 MiB each: together they are over the 3 MiB a node accepts in one message.
         String big = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
@@ -144,7 +144,7 @@ class GroupCommitTest {
     @Test
     void aRequestTooLargeForAnyMessageIsRefusedAloneAndNeverJoinsABatch() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit commit = new GroupCommit(transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
         commit.submit(put("blocker"));
         String big = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
         List<Command> commands = List.of(new Command.Put("a", big, 0, null), new Command.Put("b", big, 0, null),
@@ -162,7 +162,7 @@ class GroupCommitTest {
     @Test
     void withTwoSlotsASecondMessageGoesOutBeforeTheFirstIsAnswered() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit commit = new GroupCommit(transport, 2);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 2);
         commit.submit(put("a"));
         commit.submit(put("b"));
         commit.submit(put("c"));
@@ -186,7 +186,7 @@ class GroupCommitTest {
                 return recording.send(message);
             }
         };
-        GroupCommit commit = new GroupCommit(transport, 2);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 2);
         CompletableFuture<List<Result>> first = commit.submit(put("first"));
 
         assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {

@@ -31,6 +31,14 @@ class CodecTest {
     }
 
     @Test
+    void getsEncodedOneByOneJoinIntoABatchOfGets() {
+        List<Query.Get> gets = List.of(new Query.Get("a"), new Query.Get("k€y"), new Query.Get("emails/ada@example.com"));
+        Query joined = Codec.decodeQuery(Codec.joinGets(gets.stream().map(Codec::encodeGet).toList()));
+        assertEquals(new Query.Gets(gets), joined);
+        assertEquals(joined, Codec.decodeQuery(Codec.encodeQuery(joined)));
+    }
+
+    @Test
     void everyMessageRoundTrips() {
         assertEquals(REQUESTS, Codec.decodeRequests(Codec.encodeRequests(REQUESTS)));
         Entry entry = new Entry(1_700_000_000_000L, REQUESTS);

@@ -53,6 +53,18 @@ class GroupCommitClusterTest {
             long entries = indexes.stream().distinct().count();
             assertTrue(entries < 100, "400 requests shared entries, " + entries + " entries for 200 sign-ups");
 
+            // Gets that queue up are served in batches too; each still gets its own item.
+            List<CompletableFuture<java.util.Optional<Item>>> reads = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                reads.add(client.getAsync("EMAILS/User" + i + "@example.com"));
+            }
+            for (int i = 0; i < 200; i++) {
+                Item read = reads.get(i).join().orElseThrow();
+                assertEquals("emails/user" + i + "@example.com", read.key());
+                assertEquals((long) indexes.get(i), read.index());
+            }
+            assertTrue(client.getAsync("emails/nobody@example.com").join().isEmpty());
+
             for (String node : cluster.nodeIds()) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> cluster.itemsOn(node).size() == 200);
                 List<Item> items = cluster.itemsOn(node);
