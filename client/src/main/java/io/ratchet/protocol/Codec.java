@@ -8,6 +8,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class Codec {
     private static final byte STATS = 4;
     private static final byte WATCH = 5;
     private static final byte GET_DOCUMENT = 6;
+    private static final byte GETS = 7;
 
     private static final byte WRITE = 1;
     private static final byte REJECTED = 2;
@@ -63,6 +65,59 @@ public final class Codec {
     /** What a client sends for writes: one or more requests, applied in order. */
     public static byte[] encodeRequests(List<Request> requests) {
         return encode(KIND_REQUESTS, out -> writeRequests(out, requests));
+    }
+
+    /**
+     * One request in the form a requests message carries it. {@link #joinRequests} puts several such
+     * encodings into one message without encoding them again: how a client coalesces requests.
+     */
+    public static byte[] encodeRequest(Request request) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            writeRequest(out, request);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The bytes a requests message adds around its requests' own encodings. */
+    public static final int REQUESTS_FRAMING_BYTES = 6;
+
+    /**
+     * A requests message holding the given {@link #encodeRequest} encodings in order; {@link #decodeRequests}
+     * reads it as the list of those requests.
+     */
+    public static byte[] joinRequests(List<byte[]> encodedRequests) {
+        int size = REQUESTS_FRAMING_BYTES;
+        for (byte[] r : encodedRequests) {
+            size += r.length;
+        }
+        ByteBuffer message = ByteBuffer.allocate(size)
+                .put(FORMAT_VERSION).put(KIND_REQUESTS).putInt(encodedRequests.size());
+        encodedRequests.forEach(message::put);
+        return message.array();
+    }
+
+    /** One get in the form a {@link Query.Gets} message carries it; {@link #joinGets} joins several. */
+    public static byte[] encodeGet(Query.Get get) {
+        byte[] key = get.key().getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(4 + key.length).putInt(key.length).put(key).array();
+    }
+
+    /** The bytes a {@link Query.Gets} message adds around its gets' own encodings. */
+    public static final int GETS_FRAMING_BYTES = 7;
+
+    /** A {@link Query.Gets} query message holding the given {@link #encodeGet} encodings in order. */
+    public static byte[] joinGets(List<byte[]> encodedGets) {
+        int size = GETS_FRAMING_BYTES;
+        for (byte[] g : encodedGets) {
+            size += g.length;
+        }
+        ByteBuffer message = ByteBuffer.allocate(size)
+                .put(FORMAT_VERSION).put(KIND_QUERY).put(GETS).putInt(encodedGets.size());
+        encodedGets.forEach(message::put);
+        return message.array();
     }
 
     public static List<Request> decodeRequests(byte[] bytes) {
@@ -101,12 +156,16 @@ public final class Codec {
     private static void writeRequests(DataOutputStream out, List<Request> requests) throws IOException {
         out.writeInt(requests.size());
         for (Request r : requests) {
-            writeString(out, r.idempotencyKey());
-            out.writeLong(r.retentionMillis());
-            out.writeInt(r.commands().size());
-            for (Command c : r.commands()) {
-                writeCommand(out, c);
-            }
+            writeRequest(out, r);
+        }
+    }
+
+    private static void writeRequest(DataOutputStream out, Request r) throws IOException {
+        writeString(out, r.idempotencyKey());
+        out.writeLong(r.retentionMillis());
+        out.writeInt(r.commands().size());
+        for (Command c : r.commands()) {
+            writeCommand(out, c);
         }
     }
 
@@ -237,6 +296,12 @@ public final class Codec {
             writeString(out, w.key());
             out.writeLong(w.afterIndex());
             out.writeLong(w.timeoutMillis());
+        } else if (query instanceof Query.Gets g) {
+            out.writeByte(GETS);
+            out.writeInt(g.gets().size());
+            for (Query.Get get : g.gets()) {
+                writeString(out, get.key());
+            }
         } else if (query instanceof Query.GetDocument g) {
             out.writeByte(GET_DOCUMENT);
             writeString(out, g.id());
@@ -261,6 +326,14 @@ public final class Codec {
             case STATS -> new Query.Stats();
             case WATCH -> new Query.Watch(readString(in), in.readLong(), in.readLong());
             case GET_DOCUMENT -> new Query.GetDocument(readString(in));
+            case GETS -> {
+                int n = readCount(in);
+                List<Query.Get> gets = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    gets.add(new Query.Get(readString(in)));
+                }
+                yield new Query.Gets(gets);
+            }
             default -> throw new InvalidCommandException("unknown query type " + type);
         };
     }

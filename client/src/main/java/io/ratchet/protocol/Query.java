@@ -4,7 +4,7 @@ import java.util.List;
 
 /** A read. Queries never change state and never enter the Raft log. */
 public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, Query.Stats, Query.Watch,
-        Query.GetDocument {
+        Query.GetDocument, Query.Gets {
 
     void validate();
 
@@ -88,6 +88,27 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
                 throw new InvalidCommandException("document id must not be empty");
             }
             Keys.validate(Document.guardKey(id));
+        }
+    }
+
+    /**
+     * Several gets served together, under one ReadIndex and one message: what a client sends for the
+     * gets that queue up while one is in flight. Each answers as if alone, in order; a result per get.
+     */
+    record Gets(List<Get> gets) implements Query {
+        /** Bounds the reply: each item may carry 2 MiB of value and metadata. */
+        public static final int MAX_GETS = 16;
+
+        public Gets {
+            gets = List.copyOf(gets);
+        }
+
+        @Override
+        public void validate() {
+            if (gets.isEmpty() || gets.size() > MAX_GETS) {
+                throw new InvalidCommandException("a batch of gets carries 1.." + MAX_GETS + " gets, not " + gets.size());
+            }
+            gets.forEach(Get::validate);
         }
     }
 }

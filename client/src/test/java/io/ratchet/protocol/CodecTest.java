@@ -1,5 +1,6 @@
 package io.ratchet.protocol;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -21,6 +22,21 @@ class CodecTest {
             new Command.Sweep(List.of(new Command.KeyIndex("x", 4))));
     private static final List<Request> REQUESTS = List.of(Request.of(COMMANDS),
             new Request("idem-1", 60_000, List.of(new Command.Delete("k", 1))));
+
+    @Test
+    void requestsEncodedOneByOneJoinIntoTheSameMessageAsEncodedTogether() {
+        List<byte[]> oneByOne = REQUESTS.stream().map(Codec::encodeRequest).toList();
+        assertArrayEquals(Codec.encodeRequests(REQUESTS), Codec.joinRequests(oneByOne));
+        assertEquals(REQUESTS, Codec.decodeRequests(Codec.joinRequests(oneByOne)));
+    }
+
+    @Test
+    void getsEncodedOneByOneJoinIntoABatchOfGets() {
+        List<Query.Get> gets = List.of(new Query.Get("a"), new Query.Get("k€y"), new Query.Get("emails/ada@example.com"));
+        Query joined = Codec.decodeQuery(Codec.joinGets(gets.stream().map(Codec::encodeGet).toList()));
+        assertEquals(new Query.Gets(gets), joined);
+        assertEquals(joined, Codec.decodeQuery(Codec.encodeQuery(joined)));
+    }
 
     @Test
     void everyMessageRoundTrips() {

@@ -25,6 +25,7 @@ import picocli.CommandLine.ParseResult;
             WatchCommand.class,
             LockCommand.class,
             ReserveCommand.class,
+            BenchCommand.class,
         })
 public final class Main implements Runnable {
 

@@ -59,6 +59,12 @@ public final class RatchetNode implements AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax().toMillis()));
         // Reads go through ReadIndex: a deposed leader can never answer from stale state.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        // A leader that a majority acknowledged within 90% of the minimum election timeout serves reads
+        // without a heartbeat round: no follower can have elected another leader in that time. Ratis
+        // measures the lease on the monotonic clock from when it sent the acknowledged heartbeats, so
+        // a paused leader's lease has lapsed when it wakes. Assumes clock rates agree within ~10%.
+        // Doubled the read workload (docs/PERFORMANCE.md).
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
         RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, config.snapshotThreshold()));
@@ -68,7 +74,19 @@ public final class RatchetNode implements AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, config.snapshotThreshold()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.segmentSizeBytes()));
+        overrideFromSystemProperties(p);
         return p;
+    }
+
+    /**
+     * Any {@code -Draft.*} JVM system property (e.g. {@code -Draft.server.log.appender.buffer.byte-limit=8MB})
+     * is passed to Ratis as is: how a measurement tries a Ratis setting without a rebuild (see
+     * docs/PERFORMANCE.md). What it sets is the operator's responsibility; Ratis validates values at start.
+     */
+    private static void overrideFromSystemProperties(RaftProperties p) {
+        System.getProperties().stringPropertyNames().stream()
+                .filter(name -> name.startsWith("raft."))
+                .forEach(name -> p.set(name, System.getProperty(name)));
     }
 
     private static TimeDuration millis(long ms) {

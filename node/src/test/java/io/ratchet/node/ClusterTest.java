@@ -136,8 +136,9 @@ class ClusterTest {
 
     @Test
     void everyAcknowledgedWriteIsReadableAfterAllNodesRestartFromSnapshotPlusLog() {
-        // A low threshold so the restart loads a snapshot and replays the log after it.
-        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withSnapshotThreshold(100, 64 << 10))) {
+        // A low threshold so the restart loads a snapshot and replays the log after it. Group commit puts
+        // what is in flight together into one entry, so the writes go in waves of 10 to make many entries.
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withSnapshotThreshold(20, 64 << 10))) {
             RatchetClient client = cluster.client();
             Map<String, Long> acknowledged = new ConcurrentHashMap<>();
             List<CompletableFuture<Void>> writes = new ArrayList<>();
@@ -149,6 +150,9 @@ class ClusterTest {
                                 acknowledged.put(key, r.index());
                             }
                         }));
+                if (i % 10 == 9) {
+                    writes.get(i).join();
+                }
             }
             CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
             assertEquals(400, acknowledged.size());
@@ -174,7 +178,7 @@ class ClusterTest {
 
     @Test
     void aNodeThatWasDownCatchesUpThroughASnapshotWhenTheLogItMissedIsPurged() {
-        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withSnapshotThreshold(100, 16 << 10))) {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withSnapshotThreshold(20, 16 << 10))) {
             RatchetClient client = cluster.client();
             String leader = cluster.awaitLeader();
             String lagging = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
@@ -184,6 +188,9 @@ class ClusterTest {
             List<CompletableFuture<CompareExchangeResult>> writes = new ArrayList<>();
             for (int i = 0; i < 600; i++) {
                 writes.add(client.putAsync("sessions/" + i, "token-" + i, 0));
+                if (i % 10 == 9) {
+                    writes.get(i).join(); // in waves: many log entries, despite group commit
+                }
             }
             CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
             String current = cluster.awaitLeader();

@@ -188,6 +188,17 @@ public final class RatchetStateMachine extends BaseStateMachine {
             return CompletableFuture.failedFuture(
                     new StateMachineException(RaftGroupMemberId.valueOf(getId(), getGroupId()), e));
         }
+        if (query instanceof Query.Gets batch) {
+            // One answer per get, all from the same applied state: as if each were served alone then.
+            List<Result> results = new java.util.ArrayList<>(batch.gets().size());
+            lock.readLock().lock();
+            try {
+                batch.gets().forEach(g -> results.add(read(g)));
+            } finally {
+                lock.readLock().unlock();
+            }
+            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codec.encodeResults(results))));
+        }
         CompletableFuture<? extends Result> result;
         lock.readLock().lock();
         try {

@@ -1,0 +1,216 @@
+package io.ratchet.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.awaitility.Awaitility.await;
+
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Request;
+import io.ratchet.protocol.Result;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+
+/** Group commit without a cluster: a transport that records each message and is answered by hand. */
+class GroupCommitTest {
+
+    /** Records every message sent and lets the test answer them, as the node would, one by one. */
+    private static final class RecordingTransport implements GroupCommit.Transport {
+        final List<List<Request>> messages = new ArrayList<>();
+        final List<CompletableFuture<List<Result>>> answers = new ArrayList<>();
+
+        @Override
+        public CompletableFuture<List<Result>> send(byte[] message) {
+            messages.add(Codec.decodeRequests(message));
+            CompletableFuture<List<Result>> answer = new CompletableFuture<>();
+            answers.add(answer);
+            return answer;
+        }
+
+        /** Answers message {@code i} like a node that accepts every write: one result per command. */
+        void acceptAll(int i) {
+            List<Result> results = new ArrayList<>();
+            long index = 100 + i;
+            for (Request r : messages.get(i)) {
+                for (Command c : r.commands()) {
+                    String key = ((Command.Put) c).key();
+                    results.add(new Result.Write(true, key, new Item(key, "1", index, index, 0, null)));
+                }
+            }
+            answers.get(i).complete(results);
+        }
+    }
+
+    private static Request put(String key) {
+        return Request.of(List.of(new Command.Put(key, "1", 0, null)));
+    }
+
+    @Test
+    void aLoneRequestIsSentAtOnceOnItsOwn() {
+        RecordingTransport transport = new RecordingTransport();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+
+        CompletableFuture<List<Result>> result = commit.submit(put("a"));
+
+        assertEquals(List.of(List.of(put("a"))), transport.messages);
+        transport.acceptAll(0);
+        assertEquals("a", ((Result.Write) result.join().get(0)).key());
+    }
+
+    @Test
+    void requestsThatQueueWhileOneIsInFlightShareTheNextMessageInOrder() {
+        RecordingTransport transport = new RecordingTransport();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        CompletableFuture<List<Result>> first = commit.submit(put("first"));
+        List<CompletableFuture<List<Result>>> queued = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            queued.add(commit.submit(put("q" + i)));
+        }
+        assertEquals(1, transport.messages.size(), "nothing more is sent while the slot is taken");
+
+        transport.acceptAll(0);
+
+        assertTrue(first.isDone());
+        assertEquals(2, transport.messages.size());
+        assertEquals(List.of(put("q0"), put("q1"), put("q2"), put("q3"), put("q4")), transport.messages.get(1));
+        transport.acceptAll(1);
+        for (int i = 0; i < 5; i++) {
+            Result.Write w = (Result.Write) queued.get(i).join().get(0);
+            assertEquals("q" + i, w.key(), "each request gets its own result");
+            assertEquals(101, w.index(), "all of them were applied in the second entry");
+        }
+    }
+
+    @Test
+    void resultsAreSplitByEachRequestsCommandCount() {
+        RecordingTransport transport = new RecordingTransport();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        commit.submit(put("blocker"));
+        Request three = Request.of(List.of(new Command.Put("x", "1", 0, null), new Command.Put("y", "1", 0, null),
+                new Command.Put("z", "1", 0, null)));
+        CompletableFuture<List<Result>> many = commit.submit(three);
+        CompletableFuture<List<Result>> one = commit.submit(put("w"));
+        transport.acceptAll(0);
+        transport.acceptAll(1);
+
+        assertEquals(List.of("x", "y", "z"), many.join().stream().map(r -> ((Result.Write) r).key()).toList());
+        assertEquals(List.of("w"), one.join().stream().map(r -> ((Result.Write) r).key()).toList());
+    }
+
+    @Test
+    void whenAMessageFailsEveryRequestInItFailsWithThatError() {
+        RecordingTransport transport = new RecordingTransport();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        CompletableFuture<List<Result>> first = commit.submit(put("first"));
+        CompletableFuture<List<Result>> a = commit.submit(put("a"));
+        CompletableFuture<List<Result>> b = commit.submit(put("b"));
+        transport.acceptAll(0);
+
+        UnknownOutcomeException lost = new UnknownOutcomeException("the write got no answer", null);
+        transport.answers.get(1).completeExceptionally(lost);
+
+        assertTrue(first.isDone() && !first.isCompletedExceptionally(), "an earlier message is not affected");
+        assertSame(lost, cause(a));
+        assertSame(lost, cause(b));
+    }
+
+    @Test
+    void aMessageNeverExceedsTheRequestSizeLimit() {
+        RecordingTransport transport = new RecordingTransport();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        commit.submit(put("blocker"));
+        // Three values of ~1 MiB each: together they are over the 3 MiB a node accepts in one message.
+        String big = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
+        for (int i = 0; i < 3; i++) {
+            commit.submit(Request.of(List.of(new Command.Put("big" + i, big, 0, null))));
+        }
+        transport.acceptAll(0);
+        transport.acceptAll(1);
+
+        assertEquals(3, transport.messages.size());
+        assertEquals(2, transport.messages.get(1).size());
+        assertEquals(1, transport.messages.get(2).size());
+    }
+
+    @Test
+    void aRequestTooLargeForAnyMessageIsRefusedAloneAndNeverJoinsABatch() {
+        RecordingTransport transport = new RecordingTransport();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        commit.submit(put("blocker"));
+        String big = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
+        List<Command> commands = List.of(new Command.Put("a", big, 0, null), new Command.Put("b", big, 0, null),
+                new Command.Put("c", big, 0, null));
+        CompletableFuture<List<Result>> tooBig = commit.submit(Request.of(commands));
+        CompletableFuture<List<Result>> fine = commit.submit(put("fine"));
+        transport.acceptAll(0);
+        transport.acceptAll(1);
+
+        assertInstanceOf(InvalidRequestException.class, cause(tooBig));
+        assertEquals(List.of(put("fine")), transport.messages.get(1));
+        assertEquals("fine", ((Result.Write) fine.join().get(0)).key());
+    }
+
+    @Test
+    void withTwoSlotsASecondMessageGoesOutBeforeTheFirstIsAnswered() {
+        RecordingTransport transport = new RecordingTransport();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 2);
+        commit.submit(put("a"));
+        commit.submit(put("b"));
+        commit.submit(put("c"));
+        commit.submit(put("d"));
+
+        assertEquals(List.of(List.of(put("a")), List.of(put("b"))), transport.messages);
+        transport.acceptAll(0);
+        assertEquals(List.of(put("c"), put("d")), transport.messages.get(2));
+    }
+
+    /**
+     * Ratis completes a reply while it holds its client's lock, and its send takes that lock too. A
+     * sender must not hold the group-commit lock while it waits for Ratis, or the two deadlock.
+     */
+    @Test
+    void aReplyCompletedUnderTheTransportsLockDoesNotDeadlockASenderWaitingForThatLock() throws Exception {
+        Object ratisLock = new Object();
+        RecordingTransport recording = new RecordingTransport();
+        GroupCommit.Transport transport = message -> {
+            synchronized (ratisLock) {
+                return recording.send(message);
+            }
+        };
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 2);
+        CompletableFuture<List<Result>> first = commit.submit(put("first"));
+
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            Thread sender;
+            synchronized (ratisLock) {
+                sender = new Thread(() -> commit.submit(put("second")));
+                sender.start();
+                await().atMost(Duration.ofSeconds(10)).until(() -> sender.getState() == Thread.State.BLOCKED);
+                recording.acceptAll(0);
+            }
+            sender.join();
+        });
+        assertTrue(first.isDone());
+        assertEquals(List.of(put("second")), recording.messages.get(1));
+    }
+
+    private static Throwable cause(CompletableFuture<?> f) {
+        try {
+            f.get();
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("expected a failure, got " + f.join());
+    }
+}

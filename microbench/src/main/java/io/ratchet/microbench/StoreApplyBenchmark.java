@@ -1,0 +1,92 @@
+package io.ratchet.microbench;
+
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Entry;
+import io.ratchet.protocol.Request;
+import io.ratchet.protocol.Result;
+import io.ratchet.statemachine.CompareExchangeStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The apply path of one node, without Raft: decode a log entry as the state machine gets it, apply it
+ * to a store of {@code items} items, encode the results for the reply. {@code requests} puts per
+ * entry is the group-commit batch; the time per entry divided by it is the apply cost of one write.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class StoreApplyBenchmark {
+    @Param({"1", "16"})
+    public int requests;
+
+    @Param({"100000"})
+    public int items;
+
+    private CompareExchangeStore store;
+    private long index;
+    private long sequence;
+    private List<byte[]> updates;
+
+    @Setup(Level.Trial)
+    public void fill() {
+        store = new CompareExchangeStore();
+        index = 0;
+        List<Request> batch = new ArrayList<>();
+        for (int i = 0; i < items; i++) {
+            batch.add(Request.of(List.of(new Command.Put("users/" + i, "{\"name\":\"user " + i + "\"}", 0, null))));
+            if (batch.size() == 1000) {
+                store.applyEntry(new Entry(1_000, batch), ++index);
+                batch.clear();
+            }
+        }
+        if (!batch.isEmpty()) {
+            store.applyEntry(new Entry(1_000, batch), ++index);
+        }
+        sequence = 0;
+        updates = new ArrayList<>();
+    }
+
+    /** Create-only puts of fresh keys (the reserve workload) as one entry. */
+    @Benchmark
+    public byte[] reserveEntry() {
+        List<Request> batch = new ArrayList<>(requests);
+        for (int i = 0; i < requests; i++) {
+            batch.add(Request.of(List.of(new Command.Put("emails/" + sequence++ + "@example.com", "\"users/1\"", 0, null))));
+        }
+        return applyAsTheNodeDoes(new Entry(2_000, batch));
+    }
+
+    /** Conditional puts at a stale index on existing keys: each fails and returns the current item (hot). */
+    @Benchmark
+    public byte[] refusedUpdateEntry() {
+        List<Request> batch = new ArrayList<>(requests);
+        for (int i = 0; i < requests; i++) {
+            batch.add(Request.of(List.of(new Command.Put("users/" + (sequence++ % items), "{\"n\":1}", 1, null))));
+        }
+        return applyAsTheNodeDoes(new Entry(2_000, batch));
+    }
+
+    private byte[] applyAsTheNodeDoes(Entry entry) {
+        Entry decoded = Codec.decodeEntry(Codec.encodeEntry(entry));
+        List<Result> results = store.applyEntry(decoded, ++index);
+        return Codec.encodeResults(results);
+    }
+}

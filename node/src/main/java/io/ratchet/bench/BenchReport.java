@@ -1,0 +1,25 @@
+package io.ratchet.bench;
+
+import java.util.Locale;
+
+/**
+ * The figures of one measured run, printed as the one JSON line peerbench prints for etcd and
+ * ZooKeeper, field for field, so the lines can be set side by side.
+ *
+ * @param commitsPerSecond  operations that committed, per measured second
+ * @param p50Millis         median latency of a committed operation (retries included), ms
+ * @param p99Millis         99th percentile of the same, ms
+ * @param attemptsPerCommit conditional writes per committed operation (1.0 without retries)
+ * @param exhausted         operations that gave up after {@link Workload#MAX_ATTEMPTS} refused writes
+ * @param errors            operations that failed with an exception during the measured seconds
+ */
+public record BenchReport(String workload, int clients, double seconds, double commitsPerSecond, double p50Millis,
+                          double p99Millis, double attemptsPerCommit, long exhausted, long errors) {
+
+    public String toJsonLine() {
+        return String.format(Locale.ROOT, "{\"system\":\"ratchet\",\"workload\":\"%s\",\"clients\":%d,\"seconds\":%.1f,"
+                        + "\"commits_per_s\":%.0f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,\"attempts_per_commit\":%.2f,"
+                        + "\"exhausted\":%d,\"errors\":%d}",
+                workload, clients, seconds, commitsPerSecond, p50Millis, p99Millis, attemptsPerCommit, exhausted, errors);
+    }
+}

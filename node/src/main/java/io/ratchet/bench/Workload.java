@@ -1,0 +1,139 @@
+package io.ratchet.bench;
+
+import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Item;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The workloads of {@code scripts/bench}, the same ones peerbench runs against etcd and ZooKeeper, built
+ * only from the public client API. Each client of a run repeats one operation; an operation either
+ * commits, or gives up after {@link #MAX_ATTEMPTS} conditional writes ("exhausted").
+ */
+public enum Workload {
+    /** Create-only puts of fresh keys: a unique-email sign-up storm. */
+    RESERVE,
+    /** Each client reads its own counter, then puts the increment at the index it read. */
+    UPDATE,
+    /**
+     * Every client increments one shared counter: read once, then a bounded, jittered retry loop that
+     * recomputes from the value a failed put returns, with no extra read.
+     */
+    HOT,
+    /** Linearizable gets of each client's own key. */
+    READ,
+    /**
+     * Acquire and release of per-client locks: a create-only put with a lease ("expired counts as
+     * absent"), then a delete at the acquiring index. Built from the raw primitive, as the lock recipe
+     * is: one commit is one acquire plus one release.
+     */
+    LOCK;
+
+    /** The most conditional writes one update or increment tries before it counts as exhausted (as peerbench). */
+    public static final int MAX_ATTEMPTS = 64;
+    /** The lease a bench lock is taken with; it is released long before. */
+    static final long LOCK_LEASE_MILLIS = 10_000;
+
+    /** What one operation came to. */
+    public record Outcome(boolean committed, int attempts) {
+    }
+
+    /** One client's repeated operation. */
+    @FunctionalInterface
+    public interface Operation {
+        Outcome run();
+    }
+
+    public static Workload parse(String name) {
+        try {
+            return valueOf(name.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, update, hot, read, lock");
+        }
+    }
+
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Creates what the run's clients work on (counters, the keys they read) under {@code bench/<run>/},
+     * and returns client {@code n}'s operation factory. {@code stopping} tells a retry loop to give up
+     * at the end of the run.
+     */
+    public Clients prepare(RatchetClient client, String run, int clients, BooleanSupplier stopping) {
+        String prefix = "bench/" + run + "/";
+        switch (this) {
+            case UPDATE, READ -> {
+                for (int i = 0; i < clients; i++) {
+                    client.write(new Command.Put(prefix + "u-" + i, "0", 0, null));
+                }
+            }
+            case HOT -> client.write(new Command.Put(prefix + "hot", "0", 0, null));
+            default -> {
+            }
+        }
+        return n -> switch (this) {
+            case RESERVE -> reserve(client, prefix + "r-" + n + "-");
+            case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
+            case HOT -> () -> increment(client, prefix + "hot", stopping);
+            case READ -> () -> new Outcome(client.get(prefix + "u-" + n).isPresent(), 1);
+            case LOCK -> () -> lockAndRelease(client, "locks/bench-" + run + "-" + n, "{\"owner\":\"bench-" + n + "\"}");
+        };
+    }
+
+    /** The operation of each client of a prepared run. */
+    @FunctionalInterface
+    public interface Clients {
+        Operation client(int n);
+    }
+
+    private static Operation reserve(RatchetClient client, String keyPrefix) {
+        long[] sequence = {0};
+        return () -> new Outcome(client.write(new Command.Put(keyPrefix + sequence[0]++, "\"owner\"", 0, null)).successful(), 1);
+    }
+
+    /**
+     * Read, then conditional puts of value + 1; a refused put carries the current value and index,
+     * which the next attempt starts from. Between attempts a full-jitter pause that grows with the
+     * attempt count (the same bounds as peerbench's loop), so contenders spread out.
+     */
+    public static Outcome increment(RatchetClient client, String key, BooleanSupplier stopping) {
+        Item current = client.get(key).orElseThrow(() -> new IllegalStateException("counter " + key + " is gone"));
+        int attempts = 0;
+        while (attempts < MAX_ATTEMPTS && !stopping.getAsBoolean()) {
+            attempts++;
+            long next = Long.parseLong(current.value()) + 1;
+            CompareExchangeResult r = client.write(new Command.Put(key, Long.toString(next), current.index(), null));
+            if (r.successful()) {
+                return new Outcome(true, attempts);
+            }
+            if (r.item() == null) {
+                throw new IllegalStateException("counter " + key + " is gone");
+            }
+            current = r.item();
+            pause(1 + Math.min(50, 1L << Math.min(attempts, 6)));
+        }
+        return new Outcome(false, attempts);
+    }
+
+    private static Outcome lockAndRelease(RatchetClient client, String key, String owner) {
+        CompareExchangeResult acquired = client.write(new Command.Put(key, owner, 0, null, LOCK_LEASE_MILLIS, true));
+        if (!acquired.successful()) {
+            return new Outcome(false, 1);
+        }
+        // The acquiring index is the fencing token; releasing at it cannot remove a later holder's lock.
+        return new Outcome(client.write(new Command.Delete(key, acquired.index())).successful(), 1);
+    }
+
+    private static void pause(long boundMillis) {
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(boundMillis));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
