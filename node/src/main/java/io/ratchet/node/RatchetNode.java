@@ -59,12 +59,6 @@ public final class RatchetNode implements AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax().toMillis()));
         // Reads go through ReadIndex: a deposed leader can never answer from stale state.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        // A leader that a majority acknowledged within 90% of the minimum election timeout serves reads
-        // without a heartbeat round: no follower can have elected another leader in that time. Ratis
-        // measures the lease on the monotonic clock from when it sent the acknowledged heartbeats, so
-        // a paused leader's lease has lapsed when it wakes. Assumes clock rates agree within ~10%.
-        // Doubled the read workload (docs/PERFORMANCE.md).
-        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
         RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, config.snapshotThreshold()));
