@@ -1,5 +1,6 @@
 package io.ratchet.cli;
 
+import io.ratchet.client.Durations;
 import io.ratchet.bench.BenchReport;
 import io.ratchet.bench.LoadRunner;
 import io.ratchet.bench.Workload;

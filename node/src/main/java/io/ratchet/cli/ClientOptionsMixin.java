@@ -1,5 +1,6 @@
 package io.ratchet.cli;
 
+import io.ratchet.client.Durations;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.node.NodeConfig;

@@ -1,5 +1,6 @@
 package io.ratchet.cli;
 
+import io.ratchet.client.Durations;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.reservation.Reservation;
