@@ -1,7 +1,6 @@
 package io.ratchet.chaos.checker;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.ratchet.chaos.history.Op;
 import io.ratchet.chaos.history.Operation;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,13 +22,12 @@ public final class BankChecker implements Checker {
     public static final String WORKLOAD = "bank";
 
     @Override
-    public CheckResult check(List<Op> history) {
-        List<Operation> operations;
-        try {
-            operations = Operation.pair(history);
-        } catch (IllegalArgumentException e) {
-            return new CheckResult(WORKLOAD, Validity.UNKNOWN, List.of(), List.of("malformed history: " + e.getMessage()));
-        }
+    public String workload() {
+        return WORKLOAD;
+    }
+
+    @Override
+    public CheckResult checkOperations(List<Operation> operations) {
         Map<String, Long> opened = operations.stream()
                 .filter(op -> "open".equals(op.f()) && op.ok())
                 .findFirst().map(op -> balances(op.invoke().input())).orElse(null);

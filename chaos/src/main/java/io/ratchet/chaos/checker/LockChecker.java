@@ -1,7 +1,6 @@
 package io.ratchet.chaos.checker;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.ratchet.chaos.history.Op;
 import io.ratchet.chaos.history.Operation;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -66,13 +65,12 @@ public final class LockChecker implements Checker {
     }
 
     @Override
-    public CheckResult check(List<Op> history) {
-        List<Operation> operations;
-        try {
-            operations = Operation.pair(history);
-        } catch (IllegalArgumentException e) {
-            return new CheckResult(WORKLOAD, Validity.UNKNOWN, List.of(), List.of("malformed history: " + e.getMessage()));
-        }
+    public String workload() {
+        return WORKLOAD;
+    }
+
+    @Override
+    public CheckResult checkOperations(List<Operation> operations) {
         List<Anomaly> anomalies = new ArrayList<>();
         Map<String, List<Grant>> grants = grants(operations);
         for (Map.Entry<String, List<Grant>> lock : grants.entrySet()) {

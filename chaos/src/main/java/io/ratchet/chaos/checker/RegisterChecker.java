@@ -6,7 +6,6 @@ import io.ratchet.chaos.checker.LinearizabilityChecker.Verdict;
 import io.ratchet.chaos.checker.VersionedRegister.Call;
 import io.ratchet.chaos.checker.VersionedRegister.Kind;
 import io.ratchet.chaos.checker.VersionedRegister.State;
-import io.ratchet.chaos.history.Op;
 import io.ratchet.chaos.history.Operation;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,13 +43,12 @@ public final class RegisterChecker implements Checker {
     }
 
     @Override
-    public CheckResult check(List<Op> history) {
-        List<Operation> operations;
-        try {
-            operations = Operation.pair(history);
-        } catch (IllegalArgumentException e) {
-            return new CheckResult(WORKLOAD, Validity.UNKNOWN, List.of(), List.of("malformed history: " + e.getMessage()));
-        }
+    public String workload() {
+        return WORKLOAD;
+    }
+
+    @Override
+    public CheckResult checkOperations(List<Operation> operations) {
         Map<String, List<Operation>> byKey = new TreeMap<>();
         for (Operation op : operations) {
             if (!op.failed() && op.key() != null && OPERATIONS.contains(op.f())) {

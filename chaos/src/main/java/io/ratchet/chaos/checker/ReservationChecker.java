@@ -2,7 +2,6 @@ package io.ratchet.chaos.checker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.chaos.history.Operation;
-import io.ratchet.chaos.history.Op;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -35,13 +34,12 @@ public final class ReservationChecker implements Checker {
     }
 
     @Override
-    public CheckResult check(List<Op> history) {
-        List<Operation> operations;
-        try {
-            operations = Operation.pair(history);
-        } catch (IllegalArgumentException e) {
-            return new CheckResult(WORKLOAD, Validity.UNKNOWN, List.of(), List.of("malformed history: " + e.getMessage()));
-        }
+    public String workload() {
+        return WORKLOAD;
+    }
+
+    @Override
+    public CheckResult checkOperations(List<Operation> operations) {
         Map<String, Holder> finalState = finalState(operations);
         Map<String, List<Operation>> byKey = new TreeMap<>();
         for (Operation op : operations) {
