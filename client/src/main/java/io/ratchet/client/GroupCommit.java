@@ -10,14 +10,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
 /**
  * Client-side group commit: the requests that queue up while earlier ones are in flight travel
  * together as one message, so one Raft log entry (one replication round, one fsync on each node)
- * carries many writes, and one ReadIndex round serves many gets. A lone request is sent at once
- * ("natural batching": nothing waits for a timer).
+ * carries many writes, and one ReadIndex round serves many gets. A lone request is sent at once.
+ *
+ * <p>The hold. Closed-loop callers (threads that each send their next request when the last is
+ * answered) come back together after a message is answered. Sending the first of them at once, alone,
+ * splits every round in two: a message of one, then one of all the others. Worse, once callers are in
+ * two groups that take turns, each group waits out the other's round, so every request costs two
+ * rounds. So when a message of {@code n > 1} requests is answered, the next message waits until the
+ * requests queued then plus {@code n} more are queued, or until a short hold has passed since the first
+ * of them arrived (a quarter of the last round, at most {@link #MAX_HOLD_NANOS}), whichever comes
+ * first. After a message of one request nothing waits.
  *
  * <p>Guarantees: requests are sent in the order {@link #submit} was called (in order within a
  * message, messages in order through Ratis' ordered stream), so writes apply in that order; each
@@ -55,22 +67,55 @@ final class GroupCommit<T> {
      */
     static final int DEFAULT_MESSAGES_IN_FLIGHT = Integer.getInteger("ratchet.groupCommit.inFlight", 1);
 
+    /**
+     * The longest a hold lasts: 1 ms, or the system property {@code ratchet.groupCommit.maxHoldMicros}
+     * (0 turns holds off).
+     */
+    static final long MAX_HOLD_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("ratchet.groupCommit.maxHoldMicros", 1000));
+
+    /** One daemon thread for every client's hold timers; it only ends holds that nobody filled. */
+    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ratchet-group-commit-hold");
+        t.setDaemon(true);
+        return t;
+    });
+
     private final Format<T> format;
     private final Transport transport;
     private final int messagesInFlight;
+    private final long maxHoldNanos;
+    private final LongSupplier nanoClock;
     private final Object lock = new Object();
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     private int inFlight;
     /** Whether some thread holds the sender's role: only it takes batches off the queue and sends them. */
     private boolean sending;
+    /** While a hold is in force, how many queued requests end it; 0 when there is no hold. */
+    private int holdFor;
+    /** How long the hold lasts once its first request is queued. */
+    private long holdNanos;
+    /** When the hold ends; 0 until its first request is queued. */
+    private long holdUntil;
+    private boolean timerArmed;
 
-    GroupCommit(Format<T> format, Transport transport, int messagesInFlight) {
+    /** {@code maxHoldNanos}: the longest a hold lasts (see the class comment); 0 for no holds. */
+    GroupCommit(Format<T> format, Transport transport, int messagesInFlight, long maxHoldNanos) {
+        this(format, transport, messagesInFlight, maxHoldNanos, System::nanoTime);
+    }
+
+    /** As above, with the clock holds are timed by (tests drive it by hand). */
+    GroupCommit(Format<T> format, Transport transport, int messagesInFlight, long maxHoldNanos, LongSupplier nanoClock) {
         if (messagesInFlight < 1) {
             throw new IllegalArgumentException("at least one message must be allowed in flight");
+        }
+        if (maxHoldNanos < 0) {
+            throw new IllegalArgumentException("a hold cannot be negative");
         }
         this.format = format;
         this.transport = transport;
         this.messagesInFlight = messagesInFlight;
+        this.maxHoldNanos = maxHoldNanos;
+        this.nanoClock = nanoClock;
     }
 
     /**
@@ -95,13 +140,51 @@ final class GroupCommit<T> {
         return pending.result;
     }
 
-    /** Under the lock: takes the sender's role if nobody has it and there is a free slot and work. */
+    /** Under the lock: takes the sender's role if nobody has it and a batch may be taken now. */
     private boolean claimSenderRole() {
-        if (sending || inFlight >= messagesInFlight || queue.isEmpty()) {
+        if (sending || !mayTake()) {
             return false;
         }
         sending = true;
         return true;
+    }
+
+    /**
+     * Under the lock: whether a batch may be taken now: a free slot, work, and no hold in force. Ends
+     * a hold that is filled or over; starts the clock of one whose first request has come, and arms
+     * the timer that ends it.
+     */
+    private boolean mayTake() {
+        if (inFlight >= messagesInFlight || queue.isEmpty()) {
+            return false;
+        }
+        if (holdFor > 0 && queue.size() < holdFor) {
+            long now = nanoClock.getAsLong();
+            if (holdUntil == 0) {
+                holdUntil = now + holdNanos;
+            }
+            if (now - holdUntil < 0) {
+                if (!timerArmed) {
+                    timerArmed = true;
+                    TIMER.schedule(this::holdOver, holdUntil - now, TimeUnit.NANOSECONDS);
+                }
+                return false;
+            }
+        }
+        holdFor = 0;
+        return true;
+    }
+
+    /** The hold's timer: sends what is queued when the hold ended unfilled. */
+    private void holdOver() {
+        boolean sender;
+        synchronized (lock) {
+            timerArmed = false;
+            sender = claimSenderRole();
+        }
+        if (sender) {
+            sendWhatIsQueued();
+        }
     }
 
     /**
@@ -114,13 +197,14 @@ final class GroupCommit<T> {
         while (true) {
             List<Pending> batch;
             synchronized (lock) {
-                if (queue.isEmpty() || inFlight >= messagesInFlight) {
+                if (!mayTake()) {
                     sending = false;
                     return;
                 }
                 batch = takeBatch();
                 inFlight++;
             }
+            long sentAt = nanoClock.getAsLong();
             List<byte[]> encoded = new ArrayList<>(batch.size());
             batch.forEach(p -> encoded.add(p.encoded));
             CompletableFuture<List<Result>> sent;
@@ -130,7 +214,7 @@ final class GroupCommit<T> {
                 sent = CompletableFuture.failedFuture(e);
             }
             // If it is complete already, finished() runs here; it sees the role taken and leaves the queue to this loop.
-            sent.whenComplete((results, error) -> finished(batch, results, error));
+            sent.whenComplete((results, error) -> finished(batch, sentAt, results, error));
         }
     }
 
@@ -152,11 +236,20 @@ final class GroupCommit<T> {
         return batch;
     }
 
-    /** Frees the slot, sends what queued meanwhile, then hands each request its own results. */
-    private void finished(List<Pending> batch, List<Result> results, Throwable error) {
+    /**
+     * Frees the slot, starts a hold for this message's callers (see the class comment), sends what is
+     * queued if nothing holds it, then hands each request its own results.
+     */
+    private void finished(List<Pending> batch, long sentAt, List<Result> results, Throwable error) {
         boolean sender;
         synchronized (lock) {
             inFlight--;
+            if (batch.size() > 1 && maxHoldNanos > 0) {
+                long round = nanoClock.getAsLong() - sentAt;
+                holdFor = Math.min(queue.size() + batch.size(), format.maxResults());
+                holdNanos = Math.min(maxHoldNanos, round / 4);
+                holdUntil = 0;
+            }
             sender = claimSenderRole();
         }
         if (sender) {

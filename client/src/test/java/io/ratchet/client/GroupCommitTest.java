@@ -17,7 +17,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** Group commit without a cluster: a transport that records each message and is answered by hand. */
@@ -25,8 +28,9 @@ class GroupCommitTest {
 
     /** Records every message sent and lets the test answer them, as the node would, one by one. */
     private static final class RecordingTransport implements GroupCommit.Transport {
-        final List<List<Request>> messages = new ArrayList<>();
-        final List<CompletableFuture<List<Result>>> answers = new ArrayList<>();
+        // A hold's timer sends from its own thread.
+        final List<List<Request>> messages = new CopyOnWriteArrayList<>();
+        final List<CompletableFuture<List<Result>>> answers = new CopyOnWriteArrayList<>();
 
         @Override
         public CompletableFuture<List<Result>> send(byte[] message) {
@@ -50,6 +54,9 @@ class GroupCommitTest {
         }
     }
 
+    private static final long NO_HOLD = 0;
+    private static final long MILLI = TimeUnit.MILLISECONDS.toNanos(1);
+
     private static Request put(String key) {
         return Request.of(List.of(new Command.Put(key, "1", 0, null)));
     }
@@ -57,7 +64,7 @@ class GroupCommitTest {
     @Test
     void aLoneRequestIsSentAtOnceOnItsOwn() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD);
 
         CompletableFuture<List<Result>> result = commit.submit(put("a"));
 
@@ -69,7 +76,7 @@ class GroupCommitTest {
     @Test
     void requestsThatQueueWhileOneIsInFlightShareTheNextMessageInOrder() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD);
         CompletableFuture<List<Result>> first = commit.submit(put("first"));
         List<CompletableFuture<List<Result>>> queued = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -93,7 +100,7 @@ class GroupCommitTest {
     @Test
     void resultsAreSplitByEachRequestsCommandCount() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD);
         commit.submit(put("blocker"));
         Request three = Request.of(List.of(new Command.Put("x", "1", 0, null), new Command.Put("y", "1", 0, null),
                 new Command.Put("z", "1", 0, null)));
@@ -109,7 +116,7 @@ class GroupCommitTest {
     @Test
     void whenAMessageFailsEveryRequestInItFailsWithThatError() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD);
         CompletableFuture<List<Result>> first = commit.submit(put("first"));
         CompletableFuture<List<Result>> a = commit.submit(put("a"));
         CompletableFuture<List<Result>> b = commit.submit(put("b"));
@@ -126,7 +133,7 @@ class GroupCommitTest {
     @Test
     void aMessageNeverExceedsTheRequestSizeLimit() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD);
         commit.submit(put("blocker"));
         // Three values of ~1 MiB each: together they are over the 3 MiB a node accepts in one message.
         String big = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
@@ -144,7 +151,7 @@ class GroupCommitTest {
     @Test
     void aRequestTooLargeForAnyMessageIsRefusedAloneAndNeverJoinsABatch() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD);
         commit.submit(put("blocker"));
         String big = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
         List<Command> commands = List.of(new Command.Put("a", big, 0, null), new Command.Put("b", big, 0, null),
@@ -162,7 +169,7 @@ class GroupCommitTest {
     @Test
     void withTwoSlotsASecondMessageGoesOutBeforeTheFirstIsAnswered() {
         RecordingTransport transport = new RecordingTransport();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 2);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 2, NO_HOLD);
         commit.submit(put("a"));
         commit.submit(put("b"));
         commit.submit(put("c"));
@@ -171,6 +178,66 @@ class GroupCommitTest {
         assertEquals(List.of(List.of(put("a")), List.of(put("b"))), transport.messages);
         transport.acceptAll(0);
         assertEquals(List.of(put("c"), put("d")), transport.messages.get(2));
+    }
+
+    /**
+     * Sends a lone request, then three behind it, and answers both messages, each after a 40 ms
+     * round on {@code clock}: the callers of the message of three are then expected back.
+     */
+    private static void answerAMessageOfThree(GroupCommit<Request> commit, RecordingTransport transport, AtomicLong clock) {
+        commit.submit(put("blocker"));
+        commit.submit(put("a"));
+        commit.submit(put("b"));
+        commit.submit(put("c"));
+        clock.addAndGet(40 * MILLI);
+        transport.acceptAll(0);
+        assertEquals(List.of(put("a"), put("b"), put("c")), transport.messages.get(1), "after a message of one nothing waits");
+        clock.addAndGet(40 * MILLI);
+        transport.acceptAll(1);
+    }
+
+    @Test
+    void afterAMessageOfSeveralIsAnsweredTheNextWaitsUntilAsManyRequestsAreQueued() {
+        RecordingTransport transport = new RecordingTransport();
+        AtomicLong clock = new AtomicLong();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, MILLI, clock::get);
+        answerAMessageOfThree(commit, transport, clock);
+
+        commit.submit(put("x"));
+        commit.submit(put("y"));
+        assertEquals(2, transport.messages.size(), "the first two callers back wait for the third");
+        commit.submit(put("z"));
+
+        assertEquals(List.of(put("x"), put("y"), put("z")), transport.messages.get(2), "the third fills the hold and all go together");
+    }
+
+    @Test
+    void aHoldThatIsNotFilledEndsByItselfAndSendsWhatCame() {
+        RecordingTransport transport = new RecordingTransport();
+        AtomicLong clock = new AtomicLong();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, MILLI, clock::get);
+        answerAMessageOfThree(commit, transport, clock);
+
+        CompletableFuture<List<Result>> alone = commit.submit(put("x"));
+        assertEquals(2, transport.messages.size(), "held while the hold lasts");
+        clock.addAndGet(MILLI); // the hold: a quarter of the 40 ms round, capped at 1 ms
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> transport.messages.size() == 3);
+        assertEquals(List.of(put("x")), transport.messages.get(2));
+        transport.acceptAll(2);
+        assertEquals("x", ((Result.Write) alone.join().get(0)).key());
+    }
+
+    @Test
+    void withoutHoldsTheFirstCallerBackIsSentAtOnce() {
+        RecordingTransport transport = new RecordingTransport();
+        AtomicLong clock = new AtomicLong();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD, clock::get);
+        answerAMessageOfThree(commit, transport, clock);
+
+        commit.submit(put("x"));
+
+        assertEquals(List.of(put("x")), transport.messages.get(2));
     }
 
     /**
@@ -186,7 +253,7 @@ class GroupCommitTest {
                 return recording.send(message);
             }
         };
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 2);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 2, NO_HOLD);
         CompletableFuture<List<Result>> first = commit.submit(put("first"));
 
         assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
