@@ -29,6 +29,22 @@ import picocli.CommandLine.ParseResult;
         })
 public final class Main implements Runnable {
 
+    /**
+     * With fewer than 3 cores the JDK sizes its common fork-join pool to one thread, and then every
+     * {@code CompletableFuture.*Async} call without an executor starts a new thread. Ratis 3.3.0 makes
+     * such calls on the follower's append path and on every unordered read reply, so on a 2-core
+     * machine each replicated entry cost a thread start. Set before anything touches the pool; an
+     * explicit {@code -Djava.util.concurrent.ForkJoinPool.common.parallelism} wins.
+     */
+    static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+
+    static {
+        if (System.getProperty(COMMON_POOL_PARALLELISM) == null) {
+            System.setProperty(COMMON_POOL_PARALLELISM,
+                    Integer.toString(Math.max(4, Runtime.getRuntime().availableProcessors() - 1)));
+        }
+    }
+
     /** Held so the level sticks: java.util.logging keeps loggers weakly. */
     private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.grpc");
 
