@@ -79,7 +79,13 @@ public final class SnapshotFile {
         syncDirectory(target.getParent());
     }
 
+    /**
+     * Reads a snapshot back. The checksum is verified over the whole file before anything is parsed, so
+     * a damaged file is reported as damaged, and a file whose checksum holds but whose content does not
+     * parse can only come from a build that wrote another layout under the same format version.
+     */
     public static CompareExchangeStore read(Path source) throws IOException {
+        verifyChecksum(source);
         try (InputStream file = Files.newInputStream(source)) {
             CRC32C crc = new CRC32C();
             DataInputStream in = new DataInputStream(new CheckedInputStream(new BufferedInputStream(file, 1 << 16), crc));
@@ -125,10 +131,36 @@ public final class SnapshotFile {
             }
             return CompareExchangeStore.restore(clusterTime, lastEntryIndex, items, documents, tombstones, watermark,
                     remembered);
-        } catch (EOFException e) {
-            throw new IOException(source + " is truncated", e);
-        } catch (InvalidCommandException e) {
-            throw new IOException(source + " is corrupt: " + e.getMessage(), e);
+        } catch (EOFException | InvalidCommandException e) {
+            throw new IOException(source + " has a valid checksum but does not parse as snapshot format "
+                    + FORMAT_VERSION + " (" + e.getMessage() + "): most likely a build with another layout wrote it; "
+                    + "move it aside and let the node catch up from the leader", e);
+        }
+    }
+
+    /** Checks the CRC32C trailer against everything before it, without parsing. */
+    private static void verifyChecksum(Path source) throws IOException {
+        long size = Files.size(source);
+        if (size < Integer.BYTES + 1 + Long.BYTES) {
+            throw new IOException(source + " is truncated: " + size + " bytes");
+        }
+        CRC32C crc = new CRC32C();
+        try (InputStream file = Files.newInputStream(source)) {
+            byte[] buffer = new byte[1 << 16];
+            long remaining = size - Long.BYTES;
+            while (remaining > 0) {
+                int n = file.read(buffer, 0, (int) Math.min(buffer.length, remaining));
+                if (n < 0) {
+                    throw new IOException(source + " is truncated");
+                }
+                crc.update(buffer, 0, n);
+                remaining -= n;
+            }
+            long stored = new DataInputStream(file).readLong();
+            if (stored != crc.getValue()) {
+                throw new IOException(source + " is corrupt or truncated: checksum " + Long.toHexString(stored)
+                        + " where the content gives " + Long.toHexString(crc.getValue()));
+            }
         }
     }
 

@@ -3,15 +3,18 @@ package io.ratchet.statemachine;
 import static io.ratchet.statemachine.CompareExchangeStoreTest.entry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,8 +59,31 @@ class SnapshotFileTest {
         byte[] flipped = bytes.clone();
         flipped[bytes.length / 2] ^= 0x40;
         Files.write(file, flipped);
-        assertThrows(IOException.class, () -> SnapshotFile.read(file));
+        assertTrue(assertThrows(IOException.class, () -> SnapshotFile.read(file)).getMessage().contains("checksum"));
         Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 5));
-        assertThrows(IOException.class, () -> SnapshotFile.read(file));
+        assertTrue(assertThrows(IOException.class, () -> SnapshotFile.read(file)).getMessage().contains("checksum"));
+        Files.write(file, new byte[3]);
+        assertTrue(assertThrows(IOException.class, () -> SnapshotFile.read(file)).getMessage().contains("truncated"));
+    }
+
+    /** What an old development build's snapshot looked like to a newer node: intact, but another layout. */
+    @Test
+    void anIntactSnapshotInAnotherLayoutIsRefusedAsSuch() throws IOException {
+        Path file = dir.resolve("snapshot.2_20");
+        SnapshotFile.write(populated(), file);
+        byte[] bytes = Files.readAllBytes(file);
+        // Keep magic and version, scramble the body after the header, and give it a valid checksum.
+        int header = Integer.BYTES + 1 + 2 * Long.BYTES;
+        byte[] other = bytes.clone();
+        for (int i = header; i < other.length - Long.BYTES; i++) {
+            other[i] = (byte) 0x31;
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(other, 0, other.length - Long.BYTES);
+        ByteBuffer.wrap(other, other.length - Long.BYTES, Long.BYTES).putLong(crc.getValue());
+        Files.write(file, other);
+
+        IOException refused = assertThrows(IOException.class, () -> SnapshotFile.read(file));
+        assertTrue(refused.getMessage().contains("does not parse"), refused.getMessage());
     }
 }
