@@ -133,8 +133,7 @@ public final class SnapshotFile {
                     remembered);
         } catch (EOFException | InvalidCommandException e) {
             throw new IOException(source + " has a valid checksum but does not parse as snapshot format "
-                    + FORMAT_VERSION + " (" + e.getMessage() + "): most likely a build with another layout wrote it; "
-                    + "move it aside and let the node catch up from the leader", e);
+                    + FORMAT_VERSION + " (" + e.getMessage() + "): most likely a build with another layout wrote it", e);
         }
     }
 
