@@ -180,11 +180,18 @@ class GroupCommitTest {
         assertEquals(List.of(put("c"), put("d")), transport.messages.get(2));
     }
 
+    /** A group commit on a hand-driven clock whose last answered message carried three requests. */
+    private record AfterThree(RecordingTransport transport, AtomicLong clock, GroupCommit<Request> commit) {
+    }
+
     /**
-     * Sends a lone request, then three behind it, and answers both messages, each after a 40 ms
-     * round on {@code clock}: the callers of the message of three are then expected back.
+     * Sends a lone request, then three behind it, and answers both messages, each after a 40 ms round
+     * on the clock: the three callers of the second message are then expected back.
      */
-    private static void answerAMessageOfThree(GroupCommit<Request> commit, RecordingTransport transport, AtomicLong clock) {
+    private static AfterThree afterAMessageOfThree(long maxHoldNanos) {
+        RecordingTransport transport = new RecordingTransport();
+        AtomicLong clock = new AtomicLong();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, maxHoldNanos, clock::get);
         commit.submit(put("blocker"));
         commit.submit(put("a"));
         commit.submit(put("b"));
@@ -194,50 +201,43 @@ class GroupCommitTest {
         assertEquals(List.of(put("a"), put("b"), put("c")), transport.messages.get(1), "after a message of one nothing waits");
         clock.addAndGet(40 * MILLI);
         transport.acceptAll(1);
+        return new AfterThree(transport, clock, commit);
     }
 
     @Test
     void afterAMessageOfSeveralIsAnsweredTheNextWaitsUntilAsManyRequestsAreQueued() {
-        RecordingTransport transport = new RecordingTransport();
-        AtomicLong clock = new AtomicLong();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, MILLI, clock::get);
-        answerAMessageOfThree(commit, transport, clock);
+        AfterThree run = afterAMessageOfThree(MILLI);
 
-        commit.submit(put("x"));
-        commit.submit(put("y"));
-        assertEquals(2, transport.messages.size(), "the first two callers back wait for the third");
-        commit.submit(put("z"));
+        run.commit().submit(put("x"));
+        run.commit().submit(put("y"));
+        assertEquals(2, run.transport().messages.size(), "the first two callers back wait for the third");
+        run.commit().submit(put("z"));
 
-        assertEquals(List.of(put("x"), put("y"), put("z")), transport.messages.get(2), "the third fills the hold and all go together");
+        assertEquals(List.of(put("x"), put("y"), put("z")), run.transport().messages.get(2),
+                "the third fills the hold and all go together");
     }
 
     @Test
     void aHoldThatIsNotFilledEndsByItselfAndSendsWhatCame() {
-        RecordingTransport transport = new RecordingTransport();
-        AtomicLong clock = new AtomicLong();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, MILLI, clock::get);
-        answerAMessageOfThree(commit, transport, clock);
+        AfterThree run = afterAMessageOfThree(MILLI);
 
-        CompletableFuture<List<Result>> alone = commit.submit(put("x"));
-        assertEquals(2, transport.messages.size(), "held while the hold lasts");
-        clock.addAndGet(MILLI); // the hold: a quarter of the 40 ms round, capped at 1 ms
+        CompletableFuture<List<Result>> alone = run.commit().submit(put("x"));
+        assertEquals(2, run.transport().messages.size(), "held while the hold lasts");
+        run.clock().addAndGet(MILLI); // the hold: a quarter of the 40 ms round, capped at 1 ms
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> transport.messages.size() == 3);
-        assertEquals(List.of(put("x")), transport.messages.get(2));
-        transport.acceptAll(2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> run.transport().messages.size() == 3);
+        assertEquals(List.of(put("x")), run.transport().messages.get(2));
+        run.transport().acceptAll(2);
         assertEquals("x", ((Result.Write) alone.join().get(0)).key());
     }
 
     @Test
     void withoutHoldsTheFirstCallerBackIsSentAtOnce() {
-        RecordingTransport transport = new RecordingTransport();
-        AtomicLong clock = new AtomicLong();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD, clock::get);
-        answerAMessageOfThree(commit, transport, clock);
+        AfterThree run = afterAMessageOfThree(NO_HOLD);
 
-        commit.submit(put("x"));
+        run.commit().submit(put("x"));
 
-        assertEquals(List.of(put("x")), transport.messages.get(2));
+        assertEquals(List.of(put("x")), run.transport().messages.get(2));
     }
 
     /**
