@@ -55,6 +55,7 @@ public final class CompareExchangeStore {
     /** Every deletion not in {@code tombstones} happened at or before this index. */
     private long tombstoneWatermark;
     private final Map<String, Remembered> remembered = new HashMap<>();
+    private final MessageDigest sha256 = newSha256();
     private final NavigableSet<Expiring> rememberedUntil = new TreeSet<>();
     private long clusterTime;
     private long lastEntryIndex;
@@ -122,10 +123,14 @@ public final class CompareExchangeStore {
     }
 
     /** The first 8 bytes of the SHA-256 of the request's commands as encoded: the same on every replica. */
-    private static long fingerprint(Request request) {
-        byte[] encoded = Codec.encodeRequests(List.of(new Request(null, 0, request.commands())));
+    private long fingerprint(Request request) {
+        return ByteBuffer.wrap(sha256.digest(Codec.encodeRequest(Request.of(request.commands())))).getLong();
+    }
+
+    /** Apply runs one entry at a time, so one digest serves every fingerprint. */
+    private static MessageDigest newSha256() {
         try {
-            return ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(encoded)).getLong();
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }

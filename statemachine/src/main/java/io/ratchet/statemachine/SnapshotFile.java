@@ -34,7 +34,8 @@ import java.util.zip.CheckedOutputStream;
  */
 public final class SnapshotFile {
     private static final int MAGIC = 0x52434831; // "RCH1"
-    private static final byte FORMAT_VERSION = 1;
+    /** 2: remembered idempotent results carry the fingerprint of their request. */
+    private static final byte FORMAT_VERSION = 2;
 
     private SnapshotFile() {
     }
@@ -80,12 +81,11 @@ public final class SnapshotFile {
     }
 
     /**
-     * Reads a snapshot back. The checksum is verified over the whole file before anything is parsed, so
-     * a damaged file is reported as damaged, and a file whose checksum holds but whose content does not
-     * parse can only come from a build that wrote another layout under the same format version.
+     * Reads a snapshot back in one pass, checking the checksum at the end. When the content does not
+     * parse, the checksum over the whole file tells a damaged file from an intact one in a layout this
+     * build does not read.
      */
     public static CompareExchangeStore read(Path source) throws IOException {
-        verifyChecksum(source);
         try (InputStream file = Files.newInputStream(source)) {
             CRC32C crc = new CRC32C();
             DataInputStream in = new DataInputStream(new CheckedInputStream(new BufferedInputStream(file, 1 << 16), crc));
@@ -132,6 +132,7 @@ public final class SnapshotFile {
             return CompareExchangeStore.restore(clusterTime, lastEntryIndex, items, documents, tombstones, watermark,
                     remembered);
         } catch (EOFException | InvalidCommandException e) {
+            verifyChecksum(source);
             throw new IOException(source + " has a valid checksum but does not parse as snapshot format "
                     + FORMAT_VERSION + " (" + e.getMessage() + "): most likely a build with another layout wrote it", e);
         }
