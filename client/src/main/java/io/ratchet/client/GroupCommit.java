@@ -27,9 +27,9 @@ import java.util.function.ToIntFunction;
  * splits every round in two: a message of one, then one of all the others. Worse, once callers are in
  * two groups that take turns, each group waits out the other's round, so every request costs two
  * rounds. So when a message of {@code n > 1} requests is answered, the next message waits until the
- * requests queued then plus {@code n} more are queued, or until a short hold has passed since the first
- * of them arrived (a quarter of the last round, at most {@link #MAX_HOLD_NANOS}), whichever comes
- * first. After a message of one request nothing waits.
+ * requests queued then plus those {@code n} are queued again (counted in commands), or until a short
+ * hold has passed since the first of them arrived (a quarter of the last round, at most
+ * {@link #MAX_HOLD_NANOS}), whichever comes first. After a message of one request nothing waits.
  *
  * <p>Guarantees: requests are sent in the order {@link #submit} was called (in order within a
  * message, messages in order through Ratis' ordered stream), so writes apply in that order; each
@@ -87,10 +87,12 @@ final class GroupCommit<T> {
     private final LongSupplier nanoClock;
     private final Object lock = new Object();
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    /** The commands (results) of everything queued: what a message is bounded by, and what a hold counts. */
+    private int queuedCommands;
     private int inFlight;
     /** Whether some thread holds the sender's role: only it takes batches off the queue and sends them. */
     private boolean sending;
-    /** While a hold is in force, how many queued requests end it; 0 when there is no hold. */
+    /** While a hold is in force, how many queued commands end it; 0 when there is no hold. */
     private int holdFor;
     /** How long the hold lasts once its first request is queued. */
     private long holdNanos;
@@ -132,6 +134,7 @@ final class GroupCommit<T> {
         Pending pending = new Pending(encoded, format.results().applyAsInt(validated), new CompletableFuture<>());
         synchronized (lock) {
             queue.add(pending);
+            queuedCommands += pending.commands;
             if (!claimSenderRole()) {
                 return pending.result;
             }
@@ -158,7 +161,7 @@ final class GroupCommit<T> {
         if (inFlight >= messagesInFlight || queue.isEmpty()) {
             return false;
         }
-        if (holdFor > 0 && queue.size() < holdFor) {
+        if (holdFor > 0 && queuedCommands < holdFor) {
             long now = nanoClock.getAsLong();
             if (holdUntil == 0) {
                 holdUntil = now + holdNanos;
@@ -233,6 +236,7 @@ final class GroupCommit<T> {
             bytes += next.encoded.length;
             commands += next.commands;
         }
+        queuedCommands -= commands;
         return batch;
     }
 
@@ -241,12 +245,13 @@ final class GroupCommit<T> {
      * queued if nothing holds it, then hands each request its own results.
      */
     private void finished(List<Pending> batch, long sentAt, List<Result> results, Throwable error) {
+        int batchCommands = batch.stream().mapToInt(p -> p.commands).sum();
         boolean sender;
         synchronized (lock) {
             inFlight--;
             if (batch.size() > 1 && maxHoldNanos > 0) {
                 long round = nanoClock.getAsLong() - sentAt;
-                holdFor = Math.min(queue.size() + batch.size(), format.maxResults());
+                holdFor = Math.min(queuedCommands + batchCommands, format.maxResults());
                 holdNanos = Math.min(maxHoldNanos, round / 4);
                 holdUntil = 0;
             }
@@ -255,10 +260,9 @@ final class GroupCommit<T> {
         if (sender) {
             sendWhatIsQueued();
         }
-        int expected = batch.stream().mapToInt(p -> p.commands).sum();
-        if (error == null && results.size() != expected) {
+        if (error == null && results.size() != batchCommands) {
             error = new IllegalStateException("the node answered " + results.size() + " results for "
-                    + expected + " commands");
+                    + batchCommands + " commands");
         }
         if (error != null) {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
