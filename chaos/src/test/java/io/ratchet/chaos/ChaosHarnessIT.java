@@ -75,11 +75,7 @@ class ChaosHarnessIT {
 
     @Test
     void everyNodeProcessIsGoneAfterTheRun() throws IOException {
-        List<Long> pids = pids(all.dir);
-        assertEquals(3, pids.size(), "one pid file per node");
-        for (long pid : pids) {
-            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "node pid " + pid + " still runs");
-        }
+        assertNodesGone(all.dir);
     }
 
     @Test
@@ -95,12 +91,19 @@ class ChaosHarnessIT {
             lostUpdate |= anomaly.get("workload").asText().equals("register") && anomaly.get("type").asText().equals("not-linearizable");
         }
         assertTrue(lostUpdate, "the register checker names the lost update: " + broken.summary);
-        for (long pid : pids(broken.dir)) {
-            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "node pid " + pid + " still runs");
-        }
+        assertNodesGone(broken.dir);
     }
 
     // ---- helpers
+
+    /** The run left one pid file per node, and none of those processes still runs. */
+    private static void assertNodesGone(Path runDir) throws IOException {
+        List<Long> pids = pids(runDir);
+        assertEquals(3, pids.size(), "one pid file per node");
+        for (long pid : pids) {
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "node pid " + pid + " still runs");
+        }
+    }
 
     /** Client operations of {@code workload} that got an answer, final reads aside. */
     private static long answered(Run run, String workload) throws IOException {

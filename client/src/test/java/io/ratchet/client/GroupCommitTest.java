@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +56,8 @@ class GroupCommitTest {
     }
 
     private static final long NO_HOLD = 0;
+    /** A value of nearly 1 MiB: three are over the 3 MiB a node accepts in one message. */
+    private static final String BIG = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
     private static final long MILLI = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static Request put(String key) {
@@ -136,9 +139,8 @@ class GroupCommitTest {
         GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD);
         commit.submit(put("blocker"));
         // Three values of ~1 MiB each: together they are over the 3 MiB a node accepts in one message.
-        String big = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
         for (int i = 0; i < 3; i++) {
-            commit.submit(Request.of(List.of(new Command.Put("big" + i, big, 0, null))));
+            commit.submit(Request.of(List.of(new Command.Put("big" + i, BIG, 0, null))));
         }
         transport.acceptAll(0);
         transport.acceptAll(1);
@@ -153,9 +155,8 @@ class GroupCommitTest {
         RecordingTransport transport = new RecordingTransport();
         GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD);
         commit.submit(put("blocker"));
-        String big = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
-        List<Command> commands = List.of(new Command.Put("a", big, 0, null), new Command.Put("b", big, 0, null),
-                new Command.Put("c", big, 0, null));
+        List<Command> commands = List.of(new Command.Put("a", BIG, 0, null), new Command.Put("b", BIG, 0, null),
+                new Command.Put("c", BIG, 0, null));
         CompletableFuture<List<Result>> tooBig = commit.submit(Request.of(commands));
         CompletableFuture<List<Result>> fine = commit.submit(put("fine"));
         transport.acceptAll(0);
@@ -272,11 +273,11 @@ class GroupCommitTest {
 
     private static Throwable cause(CompletableFuture<?> f) {
         try {
-            f.get();
+            f.get(10, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             return e.getCause();
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
+        } catch (InterruptedException | TimeoutException e) {
+            throw new AssertionError("the request was never completed", e);
         }
         throw new AssertionError("expected a failure, got " + f.join());
     }

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,7 +79,7 @@ class BenchSmokeTest {
                 }
                 int total = 0;
                 for (Future<Integer> f : committed) {
-                    total += f.get();
+                    total += f.get(2, TimeUnit.MINUTES);
                 }
                 // Under heavy contention an increment may give up after its bounded attempts; none may be lost.
                 assertTrue(total > 100, "most increments commit: " + total);

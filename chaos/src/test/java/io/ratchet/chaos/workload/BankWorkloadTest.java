@@ -90,9 +90,14 @@ class BankWorkloadTest {
         AtomicInteger ids = new AtomicInteger();
         WorkerPool pool = new WorkerPool(bank, 4, 2000, history, () -> Integer.toString(ids.getAndIncrement()), () -> null, 7);
         pool.start();
-        await().atMost(Duration.ofSeconds(60)).until(() -> history.ops().stream()
-                .filter(op -> op.type() == OpType.OK && op.f().equals("read")).count() >= 50);
-        assertEquals(0, pool.stop(Duration.ofSeconds(30)));
+        int unstopped;
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> history.ops().stream()
+                    .filter(op -> op.type() == OpType.OK && op.f().equals("read")).count() >= 50);
+        } finally {
+            unstopped = pool.stop(Duration.ofSeconds(30));
+        }
+        assertEquals(0, unstopped);
         assertEquals(0, pool.harnessErrors());
         bank.finalReads(new ClientProcess(history, bank.name(), () -> "final", null, new Random(2)));
         return bank.checker().check(history.ops());
