@@ -43,7 +43,6 @@ public class StoreApplyBenchmark {
     private CompareExchangeStore store;
     private long index;
     private long sequence;
-    private List<byte[]> updates;
 
     @Setup(Level.Trial)
     public void fill() {
@@ -61,7 +60,6 @@ public class StoreApplyBenchmark {
             store.applyEntry(new Entry(1_000, batch), ++index);
         }
         sequence = 0;
-        updates = new ArrayList<>();
     }
 
     /** Create-only puts of fresh keys (the reserve workload) as one entry. */
@@ -79,7 +77,8 @@ public class StoreApplyBenchmark {
     public byte[] refusedUpdateEntry() {
         List<Request> batch = new ArrayList<>(requests);
         for (int i = 0; i < requests; i++) {
-            batch.add(Request.of(List.of(new Command.Put("users/" + (sequence++ % items), "{\"n\":1}", 1, null))));
+            // An index no item holds (every item is at or below the last entry's), so each put is refused.
+            batch.add(Request.of(List.of(new Command.Put("users/" + (sequence++ % items), "{\"n\":1}", index + 1_000_000, null))));
         }
         return applyAsTheNodeDoes(new Entry(2_000, batch));
     }

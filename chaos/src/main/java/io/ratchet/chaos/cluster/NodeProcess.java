@@ -19,6 +19,7 @@ public final class NodeProcess {
     private final Path log;
     private final Path pidFile;
     private Process process;
+    private boolean stopRequested;
     private boolean paused;
 
     /**
@@ -36,9 +37,13 @@ public final class NodeProcess {
         return id;
     }
 
-    /** Starts the JVM unless it runs already. Its data survives from any earlier run of it. */
+    /**
+     * Starts the JVM unless it runs already. Its data survives from any earlier run of it. Once the
+     * cluster has asked it to stop, it never starts again: a nemesis still healing after the run was
+     * torn down must not leave a node behind.
+     */
     public synchronized void start() throws IOException {
-        if (alive()) {
+        if (alive() || stopRequested) {
             return;
         }
         process = new ProcessBuilder(command).directory(workDir.toFile())
@@ -90,6 +95,7 @@ public final class NodeProcess {
 
     /** Resumes it if paused and asks it to stop (SIGTERM); see {@link #awaitStop}. */
     public synchronized void requestStop() throws IOException {
+        stopRequested = true;
         if (alive()) {
             resume();
             process.destroy();

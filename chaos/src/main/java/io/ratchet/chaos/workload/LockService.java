@@ -4,9 +4,8 @@ import io.ratchet.client.UnknownOutcomeException;
 import java.util.Optional;
 
 /**
- * The lock operations the locks workload needs, and nothing else, so that what implements them can
- * change under it: {@link LeasedLocks}, over Ratchet's lock API, or {@link CompareExchangeLocks}, the
- * lease-less recipe over bare compare-exchange items.
+ * The lock operations the locks workload needs, and nothing else; {@link LeasedLocks} implements them
+ * over Ratchet's lock API.
  */
 public interface LockService {
 

@@ -6,6 +6,7 @@ import io.ratchet.chaos.checker.Checker;
 import io.ratchet.chaos.checker.ReservationChecker;
 import io.ratchet.chaos.history.History;
 import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Limits;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -18,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ReservationsWorkload implements Workload {
     public static final String PREFIX = "reservations/";
     /** The largest page the cluster serves; the final read pages through the prefix with it. */
-    static final int PAGE = 1024;
+    static final int PAGE = Limits.MAX_PAGE_SIZE;
     /** Attempts before the window of contended keys moves one key along; with a window 3 wide, each key gets about this many. */
     private static final int ATTEMPTS_PER_KEY = 6;
 
