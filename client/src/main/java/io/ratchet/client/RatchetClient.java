@@ -51,7 +51,7 @@ import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.apache.ratis.retry.ExponentialBackoffRetry;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
 
 /**
@@ -673,8 +673,9 @@ public final class RatchetClient implements AutoCloseable {
         return Json.write(value);
     }
 
+    /** Wraps without copying: every message is a freshly encoded array that nothing changes afterwards. */
     private static Message message(byte[] bytes) {
-        return Message.valueOf(ByteString.copyFrom(bytes));
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes));
     }
 
     private static Throwable unwrap(Throwable t) {

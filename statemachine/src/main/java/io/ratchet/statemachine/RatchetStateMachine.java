@@ -188,25 +188,21 @@ public final class RatchetStateMachine extends BaseStateMachine {
             return CompletableFuture.failedFuture(
                     new StateMachineException(RaftGroupMemberId.valueOf(getId(), getGroupId()), e));
         }
-        if (query instanceof Query.Gets batch) {
-            // One answer per get, all from the same applied state: as if each were served alone then.
-            List<Result> results = new java.util.ArrayList<>(batch.gets().size());
-            lock.readLock().lock();
-            try {
-                batch.gets().forEach(g -> results.add(read(g)));
-            } finally {
-                lock.readLock().unlock();
-            }
-            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codec.encodeResults(results))));
-        }
-        CompletableFuture<? extends Result> result;
+        CompletableFuture<List<Result>> results;
         lock.readLock().lock();
         try {
-            result = query instanceof Query.Watch w ? watch(w) : CompletableFuture.completedFuture(read(query));
+            if (query instanceof Query.Gets batch) {
+                // One answer per get, all from the same applied state: as if each were served alone then.
+                results = CompletableFuture.completedFuture(batch.gets().stream().map(this::read).toList());
+            } else if (query instanceof Query.Watch w) {
+                results = watch(w).thenApply(List::of);
+            } else {
+                results = CompletableFuture.completedFuture(List.of(read(query)));
+            }
         } finally {
             lock.readLock().unlock();
         }
-        return result.thenApply(r -> Message.valueOf(ByteString.copyFrom(Codec.encodeResults(List.of(r)))));
+        return results.thenApply(r -> Message.valueOf(ByteString.copyFrom(Codec.encodeResults(r))));
     }
 
     /** Under the read lock: answers now if the key changed after the index, else waits for apply or the timeout. */

@@ -80,7 +80,7 @@ public final class History implements AutoCloseable {
     private synchronized Op append(String process, OpType type, String workload, String f, String key,
                                    JsonNode input, JsonNode output, String error) {
         Op op = new Op(ops.size(), clock.getAsLong() - origin, process, type, workload, f, key, input, output, error);
-        ops.add(op);
+        // The file first: an operation the file refused (after close, say) must not reach the checkers either.
         if (file != null) {
             try {
                 file.write(JSON.writeValueAsString(op));
@@ -90,6 +90,7 @@ public final class History implements AutoCloseable {
                 throw new UncheckedIOException("cannot write the history", e);
             }
         }
+        ops.add(op);
         return op;
     }
 

@@ -306,14 +306,11 @@ public final class Locks {
     // ---- values and checks
 
     private long leaseMillis(Duration lease) {
-        if (lease == null || lease.isNegative() || lease.isZero()) {
+        if (lease == null || lease.toMillis() <= 0) {
             throw invalid("a lease must be at least 1 ms, not " + text(lease));
         }
         if (lease.compareTo(options.maxLease()) > 0) {
             throw invalid("a lease of " + text(lease) + " is above the maximum of " + text(options.maxLease()));
-        }
-        if (lease.toMillis() == 0) {
-            throw invalid("a lease must be at least 1 ms, not " + lease.toNanos() + " ns");
         }
         return lease.toMillis();
     }
@@ -377,7 +374,10 @@ public final class Locks {
         if (d == null) {
             return "none";
         }
-        return d.getNano() == 0 ? d.getSeconds() + " s" : d.toMillis() + " ms";
+        if (d.getNano() == 0) {
+            return d.getSeconds() + " s";
+        }
+        return d.toMillis() != 0 ? d.toMillis() + " ms" : d.toNanos() + " ns";
     }
 
     private static String abbreviate(String s) {
