@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -397,22 +398,16 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        RaftClient watcher = watchClient();
-        return watcher.async().sendReadOnlyUnordered(message(Codec.encodeQuery(watch)))
-                .orTimeout(timeout.toMillis() + options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .handle((reply, error) -> {
-                    if (error == null && reply.isSuccess()) {
-                        Result.Watched w = (Result.Watched) decodeOne(reply);
-                        return new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item()));
-                    }
-                    Throwable cause = error != null ? unwrap(error) : reply.getException();
-                    RatchetException invalid = invalidFrom(cause);
-                    if (invalid != null) {
-                        throw invalid;
-                    }
-                    replace(watcher);
-                    throw new ClusterUnavailableException("the watch got no answer (" + describe(cause) + ")", cause);
-                });
+        // A watch is a read: any failure (no leader yet, say) is retried, within the watch's own time.
+        Message request = message(Codec.encodeQuery(watch));
+        return withRetries(this::watchClient, timeout.plus(options.operationTimeout()), cause -> true,
+                raft -> raft.async().sendReadOnlyUnordered(request),
+                reply -> {
+                    Result.Watched w = (Result.Watched) decodeOne(reply);
+                    return new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item()));
+                },
+                (cause, spent) -> new ClusterUnavailableException(
+                        "the watch got no answer in " + spent + " ms (" + describe(cause) + ")", cause));
     }
 
     public Optional<Item> get(String key) {
@@ -563,16 +558,25 @@ public final class RatchetClient implements AutoCloseable {
                                                  Function<RaftClient, CompletableFuture<RaftClientReply>> send,
                                                  Function<RaftClientReply, T> decode,
                                                  BiFunction<Throwable, Long, RatchetException> giveUp) {
-        long start = System.nanoTime();
-        long deadline = start + options.operationTimeout().toNanos();
-        return attempt(1, start, deadline, retriable, send, decode, giveUp);
+        return withRetries(raft::get, options.operationTimeout(), retriable, send, decode, giveUp);
     }
 
-    private <T> CompletableFuture<T> attempt(int attempt, long start, long deadline, Predicate<Throwable> retriable,
+    /** As above, through the Ratis client {@code client} gives at each attempt, within {@code budget}. */
+    private <T> CompletableFuture<T> withRetries(Supplier<RaftClient> client, Duration budget, Predicate<Throwable> retriable,
+                                                 Function<RaftClient, CompletableFuture<RaftClientReply>> send,
+                                                 Function<RaftClientReply, T> decode,
+                                                 BiFunction<Throwable, Long, RatchetException> giveUp) {
+        long start = System.nanoTime();
+        long deadline = start + budget.toNanos();
+        return attempt(1, start, deadline, client, retriable, send, decode, giveUp);
+    }
+
+    private <T> CompletableFuture<T> attempt(int attempt, long start, long deadline, Supplier<RaftClient> client,
+                                             Predicate<Throwable> retriable,
                                              Function<RaftClient, CompletableFuture<RaftClientReply>> send,
                                              Function<RaftClientReply, T> decode,
                                              BiFunction<Throwable, Long, RatchetException> giveUp) {
-        RaftClient raft = this.raft.get();
+        RaftClient raft = client.get();
         long left = Math.max(1, deadline - System.nanoTime());
         return send.apply(raft)
                 .orTimeout(left, TimeUnit.NANOSECONDS)
@@ -591,7 +595,7 @@ public final class RatchetClient implements AutoCloseable {
                             && System.nanoTime() + pause < deadline && !closed) {
                         Executor later = CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS);
                         return CompletableFuture.supplyAsync(() -> null, later)
-                                .thenCompose(x -> attempt(attempt + 1, start, deadline, retriable, send, decode, giveUp));
+                                .thenCompose(x -> attempt(attempt + 1, start, deadline, client, retriable, send, decode, giveUp));
                     }
                     long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                     return CompletableFuture.<T>failedFuture(giveUp.apply(cause, spent));
