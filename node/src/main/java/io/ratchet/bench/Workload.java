@@ -2,9 +2,13 @@ package io.ratchet.bench;
 
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.client.lock.Lease;
+import io.ratchet.client.lock.Locks;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Item;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 
@@ -26,16 +30,16 @@ public enum Workload {
     /** Linearizable gets of each client's own key. */
     READ,
     /**
-     * Acquire and release of per-client locks: a create-only put with a lease ("expired counts as
-     * absent"), then a delete at the acquiring index. Built from the raw primitive, as the lock recipe
-     * is: one commit is one acquire plus one release.
+     * Acquire and release of per-client locks through the lock recipe ({@link RatchetClient#locks()}): a
+     * create-only put with a lease, then a delete at the acquiring index. One commit is one acquire plus
+     * one release.
      */
     LOCK;
 
     /** The most conditional writes one update or increment tries before it counts as exhausted (as peerbench). */
     public static final int MAX_ATTEMPTS = 64;
     /** The lease a bench lock is taken with; it is released long before. */
-    static final long LOCK_LEASE_MILLIS = 10_000;
+    static final Duration LOCK_LEASE = Duration.ofSeconds(10);
 
     /** What one operation came to. */
     public record Outcome(boolean committed, int attempts) {
@@ -81,7 +85,7 @@ public enum Workload {
             case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
             case HOT -> () -> increment(client, prefix + "hot", stopping);
             case READ -> () -> new Outcome(client.get(prefix + "u-" + n).isPresent(), 1);
-            case LOCK -> () -> lockAndRelease(client, "locks/bench-" + run + "-" + n, "{\"owner\":\"bench-" + n + "\"}");
+            case LOCK -> lockAndRelease(client.locks(), "bench-" + run + "-" + n);
         };
     }
 
@@ -120,13 +124,16 @@ public enum Workload {
         return new Outcome(false, attempts);
     }
 
-    private static Outcome lockAndRelease(RatchetClient client, String key, String owner) {
-        CompareExchangeResult acquired = client.write(new Command.Put(key, owner, 0, null, LOCK_LEASE_MILLIS, true));
-        if (!acquired.successful()) {
-            return new Outcome(false, 1);
-        }
-        // The acquiring index is the fencing token; releasing at it cannot remove a later holder's lock.
-        return new Outcome(client.write(new Command.Delete(key, acquired.index())).successful(), 1);
+    private static Operation lockAndRelease(Locks locks, String name) {
+        return () -> {
+            Optional<Lease> lease = locks.tryAcquire(name, LOCK_LEASE);
+            if (lease.isEmpty()) {
+                return new Outcome(false, 1);
+            }
+            // Released at its acquiring index (the fencing token): a later holder's lock is never removed.
+            locks.release(lease.get());
+            return new Outcome(true, 1);
+        };
     }
 
     private static void pause(long boundMillis) {

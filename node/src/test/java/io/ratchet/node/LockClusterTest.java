@@ -30,8 +30,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,22 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * recipe and the sweeper, not clock skew. Tests that do not stop nodes share one cluster; each uses
  * its own keys.
  */
-class LockClusterTest {
-    @TempDir
-    static Path dir;
-    private static LocalCluster shared;
-
-    @BeforeAll
-    static void startCluster() {
-        shared = LocalCluster.start(3, dir.resolve("shared"));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (shared != null) {
-            shared.close();
-        }
-    }
+class LockClusterTest extends SharedClusterTest {
 
     /** One hold of the lock, on the test's clock: from the moment acquire returned to the moment release was sent. */
     record Hold(String owner, long token, long startNanos, long endNanos) {
@@ -68,7 +51,7 @@ class LockClusterTest {
         int rounds = 4;
         // Long enough that no holder (each holds for a couple of round trips) is ever taken over by expiry.
         Duration lease = Duration.ofSeconds(30);
-        List<RatchetClient> clients = List.of(shared.client(), shared.client(), shared.client());
+        List<RatchetClient> clients = List.of(cluster.client(), cluster.client(), cluster.client());
         FencedResource printer = new FencedResource();
         List<Hold> holds = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch go = new CountDownLatch(1);
@@ -113,14 +96,14 @@ class LockClusterTest {
             assertTrue(after.startNanos() > before.endNanos(), "holds overlap on the test's clock: " + before + " and " + after);
             assertTrue(after.token() > before.token(), "tokens strictly increase from holder to holder: " + before + " then " + after);
         }
-        assertTrue(shared.client().get(Locks.key("printer-3")).isEmpty(), "the last holder released it");
+        assertTrue(cluster.client().get(Locks.key("printer-3")).isEmpty(), "the last holder released it");
     }
 
     @Test
     void aStalledHolderLosesTheLockToAWaiterWithinLeasePlusTwoSecondsAndItsLateWriteIsFenced() {
         Duration lease = Duration.ofSeconds(3);
-        Locks stalled = new Locks(shared.client());
-        Locks waiter = new Locks(shared.client());
+        Locks stalled = new Locks(cluster.client());
+        Locks waiter = new Locks(cluster.client());
         FencedResource printer = new FencedResource();
 
         Lease first = stalled.tryAcquire("printer-9", lease).orElseThrow();
@@ -149,8 +132,8 @@ class LockClusterTest {
     }
 
     @Test
-    void aLeaseHeldAcrossALeaderChangeIsNeitherLostEarlyNorKeptPastItsExpiry() {
-        try (LocalCluster cluster = LocalCluster.start(3, dir.resolve("leader-change"))) {
+    void aLeaseHeldAcrossALeaderChangeIsNeitherLostEarlyNorKeptPastItsExpiry(@TempDir Path own) {
+        try (LocalCluster cluster = LocalCluster.start(3, own)) {
             Duration lease = Duration.ofSeconds(10);
             Locks holder = new Locks(cluster.client());
             Locks rival = new Locks(cluster.client());
@@ -183,7 +166,7 @@ class LockClusterTest {
 
     @Test
     void aWatcherSeesAPutAndADeleteAndTimesOutWhenNothingChanges() throws Exception {
-        RatchetClient client = shared.client();
+        RatchetClient client = cluster.client();
         CompareExchangeResult created = client.put("config/flag", "on", 0);
 
         WatchResult quiet = client.watch("config/flag", created.index(), Duration.ofMillis(500));
@@ -207,26 +190,26 @@ class LockClusterTest {
 
     @Test
     void anExpiredItemIsGoneFromEveryNodeWithinTheSweepIntervalPlusOneSecond() {
-        RatchetClient client = shared.client();
+        RatchetClient client = cluster.client();
         CompareExchangeResult brief = client.write(new Command.Put("sessions/brief", "\"ada\"", 0, null, 1_000, false));
         CompareExchangeResult lasting = client.put("sessions/lasting", "grace", 0);
-        long bound = brief.expiresAt() + shared.config("n1").sweepInterval().toMillis() + 1_000;
+        long bound = brief.expiresAt() + cluster.config("n1").sweepInterval().toMillis() + 1_000;
 
         WatchResult gone = client.watch("sessions/brief", brief.index(), Duration.ofSeconds(30));
         long goneAt = System.currentTimeMillis();
         assertTrue(gone.changed() && gone.item().isEmpty(), "the sweep's delete is a change: " + gone);
         assertTrue(goneAt <= bound, "swept " + (goneAt - brief.expiresAt()) + " ms after expiry");
         assertTrue(goneAt >= brief.expiresAt(), "not swept before it expired");
-        for (String node : shared.nodeIds()) {
+        for (String node : cluster.nodeIds()) {
             await().atMost(Duration.ofSeconds(10)).until(() ->
-                    shared.itemsOn(node).stream().map(Item::key).noneMatch("sessions/brief"::equals));
+                    cluster.itemsOn(node).stream().map(Item::key).noneMatch("sessions/brief"::equals));
         }
         assertEquals(lasting.index(), client.get("sessions/lasting").orElseThrow().index(), "an item without expiry stays");
     }
 
     @Test
     void badLockInputIsRefusedBeforeAnythingIsWritten() {
-        RatchetClient client = shared.client();
+        RatchetClient client = cluster.client();
         Locks locks = new Locks(client, LockOptions.defaults().withMaxLease(Duration.ofMinutes(5)));
         Duration lease = Duration.ofSeconds(30);
         assertThrows(InvalidRequestException.class, () -> locks.tryAcquire("bad-zero", Duration.ZERO));
