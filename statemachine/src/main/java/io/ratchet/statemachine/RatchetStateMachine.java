@@ -46,6 +46,12 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private static final Logger LOG = LoggerFactory.getLogger(RatchetStateMachine.class);
 
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    /**
+     * The newest snapshot this node wrote or loaded, or null before the first. Ratis asks for it on
+     * every append, on the leader (each follower's appender) and on each follower; the storage's own
+     * getter lists the snapshot directory again on every call while there is none.
+     */
+    private volatile SingleFileSnapshotInfo latestSnapshot;
     /** Apply holds the write lock; queries the read lock, so a reader never sees half an entry. */
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final LongSupplier leaderClock;
@@ -73,6 +79,17 @@ public final class RatchetStateMachine extends BaseStateMachine {
             storage.init(raftStorage);
             loadLatestSnapshot();
         }, IOException.class);
+    }
+
+    /**
+     * The snapshot loaded at start, after an install from the leader, or last written. Never a
+     * directory listing: until the first snapshot that listing cost ~1 ms per append on each node
+     * (docs/PERFORMANCE.md). A snapshot arrives on disk only through {@link #takeSnapshot} or an
+     * install, and Ratis calls {@link #reinitialize} after an install before it asks again.
+     */
+    @Override
+    public SingleFileSnapshotInfo getLatestSnapshot() {
+        return latestSnapshot;
     }
 
     /** Ratis pauses the machine before it swaps in a snapshot installed from the leader. */
@@ -103,6 +120,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private void loadLatestSnapshot() throws IOException {
         SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
         if (snapshot == null) {
+            latestSnapshot = null;
             return;
         }
         File file = snapshot.getFile().getPath().toFile();
@@ -115,6 +133,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
         try {
             store = loaded;
             setLastAppliedTermIndex(snapshot.getTermIndex());
+            latestSnapshot = snapshot;
         } finally {
             lock.writeLock().unlock();
         }
@@ -294,7 +313,9 @@ public final class RatchetStateMachine extends BaseStateMachine {
             // Ratis ships the MD5 side file with a snapshot it installs on a lagging follower. It is written
             // last: Ratis takes the newest snapshot that has one as complete.
             MD5Hash digest = MD5FileUtil.computeAndSaveMd5ForFile(file);
-            storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
+            SingleFileSnapshotInfo written = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last);
+            storage.updateLatestSnapshot(written);
+            latestSnapshot = written;
             LOG.info("wrote snapshot {}: {} items", file.getName(), store.size());
         } catch (RuntimeException e) {
             // Anything but an IOException here would shut the Raft group down on this node.
