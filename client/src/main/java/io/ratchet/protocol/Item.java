@@ -1,6 +1,8 @@
 package io.ratchet.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
  * A named item as stored.
@@ -18,6 +20,11 @@ public record Item(String key, String value, long index, long createdIndex, long
     /** Whether the item has expired at {@code clusterTime}: expiry is at or before it. */
     public boolean expiredAt(long clusterTime) {
         return expiresAt != 0 && expiresAt <= clusterTime;
+    }
+
+    /** When the item expires, in cluster time; empty when it never does. */
+    public Optional<Instant> expiry() {
+        return expiresAt == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(expiresAt));
     }
 
     /** The value as a JSON tree. */

@@ -340,8 +340,7 @@ public final class Locks {
         if (item == null) {
             return null;
         }
-        Optional<Instant> expiresAt = item.expiresAt() == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(item.expiresAt()));
-        return new LockHolder(name, ownerOf(item), item.createdIndex(), item.index(), expiresAt);
+        return new LockHolder(name, ownerOf(item), item.createdIndex(), item.index(), item.expiry());
     }
 
     /** The owner a lock value names; for an item that is not a lock value, its raw JSON. */

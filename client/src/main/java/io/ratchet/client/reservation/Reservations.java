@@ -11,9 +11,7 @@ import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -121,8 +119,7 @@ public final class Reservations {
     private static Reservation reservationOf(Item item) {
         JsonNode value = item.valueNode();
         String owner = value.isTextual() ? value.asText() : item.value();
-        Optional<Instant> expiresAt = item.expiresAt() == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(item.expiresAt()));
-        return new Reservation(item.key(), owner, item.index(), expiresAt);
+        return new Reservation(item.key(), owner, item.index(), item.expiry());
     }
 
     private static InvalidRequestException invalid(String message) {
