@@ -1,5 +1,7 @@
 package io.ratchet.client;
 
+import static io.ratchet.protocol.RaftBytes.message;
+
 import io.ratchet.client.session.ClusterSession;
 import io.ratchet.client.session.SessionOptions;
 import io.ratchet.client.lock.Locks;
@@ -52,7 +54,6 @@ import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.apache.ratis.retry.ExponentialBackoffRetry;
-import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
 
 /**
@@ -675,11 +676,6 @@ public final class RatchetClient implements AutoCloseable {
             throw new InvalidCommandException(what + " must not be null");
         }
         return Json.write(value);
-    }
-
-    /** Wraps without copying: every message is a freshly encoded array that nothing changes afterwards. */
-    private static Message message(byte[] bytes) {
-        return Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes));
     }
 
     private static Throwable unwrap(Throwable t) {

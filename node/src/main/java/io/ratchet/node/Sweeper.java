@@ -2,6 +2,7 @@ package io.ratchet.node;
 
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Request;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.time.Duration;
@@ -11,12 +12,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,8 +63,8 @@ final class Sweeper implements AutoCloseable {
                                 .setServerId(server.getId())
                                 .setGroupId(groupId)
                                 .setCallId(callId.incrementAndGet())
-                                .setMessage(Message.valueOf(ByteString.copyFrom(Codec.encodeRequests(
-                                        List.of(Request.of(List.of(new Command.Sweep(due))))))))
+                                .setMessage(RaftBytes.message(Codec.encodeRequests(
+                                        List.of(Request.of(List.of(new Command.Sweep(due)))))))
                                 .setType(RaftClientRequest.writeRequestType())
                                 .build())
                         .get(30, TimeUnit.SECONDS);

@@ -6,6 +6,7 @@ import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
+import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.io.File;
@@ -161,7 +162,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             }
             requests.forEach(Request::validate);
             Entry entry = new Entry(leaderClock.getAsLong(), requests);
-            return context.setLogData(ByteString.copyFrom(Codec.encodeEntry(entry))).build();
+            return context.setLogData(RaftBytes.wrap(Codec.encodeEntry(entry))).build();
         } catch (InvalidCommandException e) {
             TransactionContext refused = context.build();
             refused.setException(e);
@@ -193,7 +194,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             lock.writeLock().unlock();
         }
         wakeups.forEach(Runnable::run);
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codec.encodeResults(results))));
+        return CompletableFuture.completedFuture(RaftBytes.message(Codec.encodeResults(results)));
     }
 
     @Override
@@ -221,7 +222,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
         } finally {
             lock.readLock().unlock();
         }
-        return results.thenApply(r -> Message.valueOf(ByteString.copyFrom(Codec.encodeResults(r))));
+        return results.thenApply(r -> RaftBytes.message(Codec.encodeResults(r)));
     }
 
     /** Under the read lock: answers now if the key changed after the index, else waits for apply or the timeout. */
