@@ -198,7 +198,7 @@ final class GroupCommit<T> {
      */
     private void sendWhatIsQueued() {
         while (true) {
-            List<Pending> batch;
+            Batch batch;
             synchronized (lock) {
                 if (!mayTake()) {
                     sending = false;
@@ -207,9 +207,8 @@ final class GroupCommit<T> {
                 batch = takeBatch();
                 inFlight++;
             }
-            long sentAt = nanoClock.getAsLong();
-            List<byte[]> encoded = new ArrayList<>(batch.size());
-            batch.forEach(p -> encoded.add(p.encoded));
+            List<byte[]> encoded = new ArrayList<>(batch.requests().size());
+            batch.requests().forEach(p -> encoded.add(p.encoded));
             CompletableFuture<List<Result>> sent;
             try {
                 sent = transport.send(format.join().apply(encoded));
@@ -217,12 +216,15 @@ final class GroupCommit<T> {
                 sent = CompletableFuture.failedFuture(e);
             }
             // If it is complete already, finished() runs here; it sees the role taken and leaves the queue to this loop.
-            sent.whenComplete((results, error) -> finished(batch, sentAt, results, error));
+            sent.whenComplete((results, error) -> finished(batch, results, error));
         }
     }
 
-    /** Under the lock: the head of the queue, up to the byte and command bounds (at least one request). */
-    private List<Pending> takeBatch() {
+    /**
+     * Under the lock: the head of the queue, up to the byte and command bounds (at least one request),
+     * stamped with the time it leaves.
+     */
+    private Batch takeBatch() {
         List<Pending> batch = new ArrayList<>();
         int bytes = format.framingBytes();
         int commands = 0;
@@ -237,21 +239,20 @@ final class GroupCommit<T> {
             commands += next.commands;
         }
         queuedCommands -= commands;
-        return batch;
+        return new Batch(batch, commands, nanoClock.getAsLong());
     }
 
     /**
      * Frees the slot, starts a hold for this message's callers (see the class comment), sends what is
      * queued if nothing holds it, then hands each request its own results.
      */
-    private void finished(List<Pending> batch, long sentAt, List<Result> results, Throwable error) {
-        int batchCommands = batch.stream().mapToInt(p -> p.commands).sum();
+    private void finished(Batch batch, List<Result> results, Throwable error) {
         boolean sender;
         synchronized (lock) {
             inFlight--;
-            if (batch.size() > 1 && maxHoldNanos > 0) {
-                long round = nanoClock.getAsLong() - sentAt;
-                holdFor = Math.min(queuedCommands + batchCommands, format.maxResults());
+            if (batch.requests().size() > 1 && maxHoldNanos > 0) {
+                long round = nanoClock.getAsLong() - batch.sentAt();
+                holdFor = Math.min(queuedCommands + batch.commands(), format.maxResults());
                 holdNanos = Math.min(maxHoldNanos, round / 4);
                 holdUntil = 0;
             }
@@ -260,22 +261,26 @@ final class GroupCommit<T> {
         if (sender) {
             sendWhatIsQueued();
         }
-        if (error == null && results.size() != batchCommands) {
+        if (error == null && results.size() != batch.commands()) {
             error = new IllegalStateException("the node answered " + results.size() + " results for "
-                    + batchCommands + " commands");
+                    + batch.commands() + " commands");
         }
         if (error != null) {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            batch.forEach(p -> p.result.completeExceptionally(cause));
+            batch.requests().forEach(p -> p.result.completeExceptionally(cause));
             return;
         }
         int at = 0;
-        for (Pending p : batch) {
+        for (Pending p : batch.requests()) {
             p.result.complete(List.copyOf(results.subList(at, at + p.commands)));
             at += p.commands;
         }
     }
 
     private record Pending(byte[] encoded, int commands, CompletableFuture<List<Result>> result) {
+    }
+
+    /** One message's requests, their commands (what the answer must hold) and when it was sent. */
+    private record Batch(List<Pending> requests, int commands, long sentAt) {
     }
 }
