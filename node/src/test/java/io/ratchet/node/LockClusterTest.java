@@ -132,17 +132,18 @@ class LockClusterTest extends SharedClusterTest {
     }
 
     @Test
-    void aLeaseHeldAcrossALeaderChangeIsNeitherLostEarlyNorKeptPastItsExpiry(@TempDir Path own) {
-        try (LocalCluster cluster = LocalCluster.start(3, own)) {
+    void aLeaseHeldAcrossALeaderChangeIsNeitherLostEarlyNorKeptPastItsExpiry(@TempDir Path ownDir) {
+        // Its own cluster, not the shared one: it stops the leader.
+        try (LocalCluster own = LocalCluster.start(3, ownDir)) {
             Duration lease = Duration.ofSeconds(10);
-            Locks holder = new Locks(cluster.client());
-            Locks rival = new Locks(cluster.client());
+            Locks holder = new Locks(own.client());
+            Locks rival = new Locks(own.client());
             Lease held = holder.tryAcquire("printer-7", lease).orElseThrow();
             long expiresAt = held.expiresAt().toEpochMilli();
 
-            String oldLeader = cluster.awaitLeader();
-            cluster.stopNode(oldLeader);
-            assertNotEquals(oldLeader, cluster.awaitLeader());
+            String oldLeader = own.awaitLeader();
+            own.stopNode(oldLeader);
+            assertNotEquals(oldLeader, own.awaitLeader());
 
             // Up to a second before expiry (the slack covers a request in flight at the boundary), the
             // new leader refuses every rival.
