@@ -32,7 +32,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * directory and a free loopback port. Nodes can be stopped and started again on the same data.
  * Always close it: it stops every node and every client it handed out.
  */
-final class LocalCluster implements AutoCloseable {
+public final class LocalCluster implements AutoCloseable {
     private final Map<String, NodeConfig> configs = new LinkedHashMap<>();
     private final Map<String, RatchetNode> running = new LinkedHashMap<>();
     private final List<RatchetClient> clients = new ArrayList<>();
@@ -41,7 +41,7 @@ final class LocalCluster implements AutoCloseable {
     private LocalCluster() {
     }
 
-    static LocalCluster start(int size, Path dir) {
+    public static LocalCluster start(int size, Path dir) {
         return start(size, dir, c -> c);
     }
 
@@ -115,7 +115,7 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** A client with default options; closed with the cluster. */
-    RatchetClient client() {
+    public RatchetClient client() {
         return client(ClientOptions.parse(peers()));
     }
 

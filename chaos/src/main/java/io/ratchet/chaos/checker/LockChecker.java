@@ -21,7 +21,14 @@ import java.util.TreeMap;
  *   <li>No two holders' valid windows overlap on the harness clock. A window opens when the holder learns
  *       it holds the lock (the grant's answer, or a read that shows it after an unanswered acquire) and
  *       closes when it invokes its release or, for a lease, when the lease runs out counted from the
- *       acquire's invocation, whichever comes first.</li>
+ *       acquire's invocation, whichever comes first. A window that closes before it opens (the answer
+ *       came after the lease ran out) was never held, and takes part in neither this check nor the
+ *       one above.</li>
+ *   <li>No acquire answers with a lease more than {@link #LATE_SLACK_MS} after that lease ran out counted
+ *       from its invocation: the lock client gives such a grant back instead (a late answer can carry a
+ *       lease a later holder has since been granted). The slack covers only the harness's own
+ *       bookkeeping around the call (the client judges on its clock moments after the invocation is
+ *       recorded and moments before the answer is); a late answer is late by seconds.</li>
  *   <li>The resource never accepts a token lower than one it accepted before (in the order of its own
  *       index), and at the end holds a token no lower than the highest it acknowledged.</li>
  * </ul>
@@ -40,6 +47,8 @@ import java.util.TreeMap;
  */
 public final class LockChecker implements Checker {
     public static final String WORKLOAD = "locks";
+    /** How far past its lease an acquire's answer may be recorded before it counts as a late grant. */
+    static final long LATE_SLACK_MS = 250;
 
     /** A point on the harness clock; {@code line} orders points with equal times the way the history does. */
     record Point(long time, long line) implements Comparable<Point> {
@@ -72,7 +81,7 @@ public final class LockChecker implements Checker {
     @Override
     public CheckResult checkOperations(List<Operation> operations) {
         List<Anomaly> anomalies = new ArrayList<>();
-        Map<String, List<Grant>> grants = grants(operations);
+        Map<String, List<Grant>> grants = grants(operations, anomalies);
         for (Map.Entry<String, List<Grant>> lock : grants.entrySet()) {
             checkLock(lock.getKey(), lock.getValue(), anomalies);
         }
@@ -82,7 +91,8 @@ public final class LockChecker implements Checker {
         return CheckResult.of(WORKLOAD, anomalies, Validity.VALID, notes);
     }
 
-    private static Map<String, List<Grant>> grants(List<Operation> operations) {
+    /** The grants holders could act on, by lock; flags acquires answered with a lease long over. */
+    private static Map<String, List<Grant>> grants(List<Operation> operations, List<Anomaly> anomalies) {
         Map<String, List<Grant>> byLock = new TreeMap<>();
         Set<String> acknowledged = new HashSet<>();
         for (Operation op : operations) {
@@ -106,8 +116,16 @@ public final class LockChecker implements Checker {
                 // Counted from the invocation: the cluster stamps the grant no earlier than that.
                 until = until.min(new Point(acquire.invoke().time() + lease * 1_000_000, Long.MIN_VALUE));
             }
+            long token = out.path("token").asLong();
+            if (until.compareTo(from) <= 0) {
+                if (granted && from.time() - until.time() > LATE_SLACK_MS * 1_000_000) {
+                    anomalies.add(new Anomaly(WORKLOAD, "grant-after-lease", normal(op.key()), owner + " was granted token "
+                            + token + " at " + from + ", after its lease ran out at " + until, List.of(op.completion().index())));
+                }
+                continue; // never held: its answer came after its window closed
+            }
             byLock.computeIfAbsent(normal(op.key()), k -> new ArrayList<>())
-                    .add(new Grant(normal(op.key()), owner, out.path("token").asLong(), from, until, op.completion().index()));
+                    .add(new Grant(normal(op.key()), owner, token, from, until, op.completion().index()));
         }
         return byLock;
     }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -63,6 +64,8 @@ public final class LocksWorkload implements Workload {
     private final class LockWorker implements Worker {
         /** An attempt whose acquire got no answer, and that no read has settled yet (token 0: unknown). */
         private LockGrant undetermined;
+        /** When that acquire was sent ({@link System#nanoTime()}): its lease, if granted, runs from no earlier. */
+        private long undeterminedSent;
         /** A grant whose release got no answer. */
         private LockGrant unreleased;
 
@@ -79,10 +82,14 @@ public final class LocksWorkload implements Workload {
             if (locks.leaseMillis() > 0) {
                 input.put("lease_ms", locks.leaseMillis());
             }
-            Outcome<Acquisition> acquired = process.write("acquire", locks.key(name), input,
-                    () -> locks.tryAcquire(name, owner), LocksWorkload::acquisition);
+            long[] sent = new long[1];
+            Outcome<Acquisition> acquired = process.write("acquire", locks.key(name), input, () -> {
+                sent[0] = System.nanoTime();
+                return locks.tryAcquire(name, owner);
+            }, LocksWorkload::acquisition);
             if (acquired.unknown()) {
                 undetermined = new LockGrant(name, owner, 0);
+                undeterminedSent = sent[0];
                 settle(process, locks);
             } else if (acquired.ok() && acquired.value().granted()) {
                 holdAndRelease(process, locks, acquired.value().holder());
@@ -110,8 +117,13 @@ public final class LocksWorkload implements Workload {
             boolean ours = read.value().map(h -> h.owner().equals(pending.owner())).orElse(false);
             if (pending == undetermined) {
                 undetermined = null;
-                if (ours) {
+                boolean leaseLeft = locks.leaseMillis() == 0
+                        || System.nanoTime() - undeterminedSent < TimeUnit.MILLISECONDS.toNanos(locks.leaseMillis());
+                if (ours && leaseLeft) {
                     holdAndRelease(process, locks, read.value().get());
+                } else if (ours) {
+                    // Found only after its lease may have run out, as Locks treats a late answer: give it back unused.
+                    release(process, locks, read.value().get());
                 } else {
                     abandoned.add(pending.owner());
                 }

@@ -103,4 +103,30 @@ class LockCheckerTest {
         granted(third, 12);
         assertEquals(List.of("overlapping-holders"), anomalies(), "o2 holds without a lease until it releases");
     }
+
+    @Test
+    void aGrantAnsweredAfterItsLeaseRanOutIsFlaggedAndNotCountedAsAHold() {
+        s.at(0);
+        Op late = s.invoke("1", "acquire", LOCK, "{\"owner\":\"o1\",\"lease_ms\":100}");
+        s.at(120);
+        granted(acquire("2", "o2"), 9);
+        s.at(400);
+        granted(late, 5);
+        release("1", "o1", 5);
+        release("2", "o2", 9);
+        assertEquals(List.of("grant-after-lease"), anomalies(), "neither an overlap nor a falling token: o1 never held it");
+    }
+
+    @Test
+    void aReadThatFindsAGrantOnlyAfterItsLeaseRanOutIsNoHold() {
+        s.at(0);
+        s.info(s.invoke("1", "acquire", LOCK, "{\"owner\":\"o1\",\"lease_ms\":100}"));
+        s.at(120);
+        granted(acquire("2", "o2"), 9);
+        s.at(400);
+        s.call("1", "holder", LOCK, "{\"owner\":\"o1\"}", "{\"holder\":\"o1\",\"token\":5}");
+        release("1", "o1", 5);
+        release("2", "o2", 9);
+        assertEquals(List.of(), anomalies(), "the workload gives such a grant back without acting on it");
+    }
 }

@@ -13,6 +13,11 @@ import java.time.Instant;
  * {@code fencingToken} to every resource the lock protects, and have the resource refuse a token lower
  * than the highest it has seen.
  *
+ * <p>A lease is only returned if its answer came back within {@code duration} of the moment the acquire
+ * or renewal was sent, so it runs for at least {@code duration} counted from the moment you called, on
+ * your monotonic clock (to within the nodes' clock skew): time your renewals from then, not from when
+ * the call returned.
+ *
  * @param name         the lock's name; its item is {@code locks/<name>}
  * @param owner        who holds it (the {@link Locks#owner()} that acquired it)
  * @param fencingToken the index of the entry that granted the lock: constant across renewals, and

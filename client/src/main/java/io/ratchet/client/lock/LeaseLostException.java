@@ -1,11 +1,13 @@
 package io.ratchet.client.lock;
 
 import io.ratchet.client.RatchetException;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
  * A renew or release found that the lease is no longer held: it ran out (at cluster time), was
- * released, or another owner took the lock over. Nothing was written. Retrying the same call cannot
+ * released, or another owner took the lock over; nothing was written. Or a renewal was answered so
+ * late that the renewed lease may have run out; it was given back. Retrying the same call cannot
  * succeed; the caller must stop acting under this lease (its fencing token is outdated or about to be)
  * and acquire anew.
  */
@@ -15,10 +17,24 @@ public final class LeaseLostException extends RatchetException {
     private final transient LockHolder holder;
 
     public LeaseLostException(String name, long index, LockHolder holder) {
-        super(describe(name, index, holder), null);
+        this(describe(name, index, holder), name, index, holder);
+    }
+
+    private LeaseLostException(String message, String name, long index, LockHolder holder) {
+        super(message, null);
         this.name = name;
         this.index = index;
         this.holder = holder;
+    }
+
+    /**
+     * A renewal succeeded but its answer took {@code took}, no less than the {@code lease} it asked for,
+     * so the renewed lease may have run out already; it was given back (deleted if still there).
+     */
+    static LeaseLostException answeredTooLate(String name, long index, Duration took, Duration lease) {
+        return new LeaseLostException("the lease on lock '" + name + "' at index " + index + " is lost: its renewal"
+                + " was answered after " + took.toMillis() + " ms, not within the " + lease.toMillis()
+                + " ms lease it asked for, so it may have run out; it was given back", name, index, null);
     }
 
     /** The lock's name. */

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -34,18 +35,24 @@ import java.util.function.Supplier;
  * </ul>
  *
  * <p>Guarantee: at any cluster time at most one owner holds a lock, and every grant's fencing token
- * is greater than every earlier grant's. Expiry is judged on cluster time (the leaders' clocks), never
- * on this process's clock, which only decides when to try again.
+ * is greater than every earlier grant's. Expiry is judged on cluster time (the leaders' clocks). This
+ * process's monotonic clock can only shorten a lease, never lengthen it: an acquire or renewal
+ * returns a lease only if its answer came back within the lease's duration of the moment the request
+ * was sent, so the holder may count on {@link Lease#duration()} from the moment it called (to within
+ * the nodes' clock skew). A later answer (after a leader change it can come seconds late, when a later
+ * holder may already have the lock) is given back, not returned.
  *
  * <p>What the caller owes: balance every acquire that returned a lease with a {@link #release}, or let
- * the lease run out; renew before {@link Lease#expiresAt()}; pass the fencing token to every resource
+ * the lease run out; renew well within {@link Lease#duration()} of the moment you called acquire or the
+ * last renew, timed on your monotonic clock; pass the fencing token to every resource
  * the lock protects, which must refuse a token lower than the highest it has seen (a holder that
  * paused past its lease may not know yet that it lost the lock). Locks are not re-entrant: an owner
  * that already holds a lock is refused like anyone else. Thread-safe; threads that share an instance
  * share its owner id, so give each independent holder its own instance if the owner should tell them apart.
  *
  * <p>Errors: {@link InvalidRequestException} for a bad name, lease or wait (nothing written);
- * {@link LeaseLostException} when a renew or release finds the lease gone; {@link UnknownOutcomeException}
+ * {@link LeaseLostException} when a renew or release finds the lease gone, or a renewal was answered
+ * too late to be used; {@link UnknownOutcomeException}
  * when an acquire, renew or release got no answer (it may have been applied: {@link #holder} shows who
  * holds the lock now); {@link ClusterUnavailableException} when {@link #holder} got no answer.
  */
@@ -60,6 +67,8 @@ public final class Locks {
 
     private final RatchetClient client;
     private final LockOptions options;
+    /** Times requests against their lease, and bounds waits; never judges whether a lease runs. */
+    private final LongSupplier nanoClock;
 
     /** Locks with {@link LockOptions#defaults()}: a fresh owner id and a one-hour maximum lease. */
     public Locks(RatchetClient client) {
@@ -67,8 +76,14 @@ public final class Locks {
     }
 
     public Locks(RatchetClient client, LockOptions options) {
+        this(client, options, System::nanoTime);
+    }
+
+    /** With {@code nanoClock} in place of {@link System#nanoTime()}, for tests that make answers come late. */
+    Locks(RatchetClient client, LockOptions options, LongSupplier nanoClock) {
         this.client = Objects.requireNonNull(client, "client");
         this.options = Objects.requireNonNull(options, "options");
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
     }
 
     /** The owner id written into every lock this instance acquires. */
@@ -101,11 +116,17 @@ public final class Locks {
 
     /**
      * Takes the lock if it is free at cluster time (absent, or its holder's lease ran out), for
-     * {@code lease}; completes with empty when another owner holds it. One attempt, no waiting.
+     * {@code lease}; completes with empty when another owner holds it, or when the grant was answered
+     * too late to be used (see the class comment). One attempt, no waiting.
      */
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(String name, Duration lease) {
-        return checked(() -> attempt(key(name), leaseMillis(lease))
-                .thenApply(r -> r.successful() ? Optional.of(granted(name, r, lease)) : Optional.empty()));
+        return checked(() -> {
+            String key = key(name);
+            long leaseMillis = leaseMillis(lease);
+            long sent = nanoClock.getAsLong();
+            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? usable(name, r, lease, sent)
+                    : CompletableFuture.completedFuture(Optional.<Lease>empty()));
+        });
     }
 
     /**
@@ -125,7 +146,7 @@ public final class Locks {
             }
             // The local monotonic clock bounds how long we wait; it never judges a lease. (Capped so
             // that the deadline arithmetic cannot overflow: a century is as good as forever here.)
-            long deadline = System.nanoTime() + Math.min(waitTimeout.toSeconds(), MAX_WAIT_SECONDS) * 1_000_000_000L
+            long deadline = nanoClock.getAsLong() + Math.min(waitTimeout.toSeconds(), MAX_WAIT_SECONDS) * 1_000_000_000L
                     + waitTimeout.toNanosPart();
             return acquireLoop(name, key, lease, leaseMillis, deadline, 0);
         });
@@ -133,11 +154,16 @@ public final class Locks {
 
     private CompletableFuture<Optional<Lease>> acquireLoop(String name, String key, Duration lease, long leaseMillis,
                                                            long deadline, int attempt) {
+        long sent = nanoClock.getAsLong();
         return attempt(key, leaseMillis).thenCompose(r -> {
             if (r.successful()) {
-                return CompletableFuture.completedFuture(Optional.of(granted(name, r, lease)));
+                // A grant answered too late was given back: the lock is free again, so no watch.
+                return usable(name, r, lease, sent).thenCompose(held -> held.isPresent() || nanoClock.getAsLong() >= deadline
+                        ? CompletableFuture.completedFuture(held)
+                        : pause(backoff(attempt, deadline))
+                                .thenCompose(ignored -> acquireLoop(name, key, lease, leaseMillis, deadline, attempt + 1)));
             }
-            long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - nanoClock.getAsLong());
             if (remaining <= 0) {
                 return CompletableFuture.completedFuture(Optional.<Lease>empty());
             }
@@ -165,9 +191,9 @@ public final class Locks {
     }
 
     /** A random pause in [0, min(cap, base * 2^attempt)], never past the deadline. */
-    private static long backoff(int attempt, long deadline) {
+    private long backoff(int attempt, long deadline) {
         long ceiling = Math.min(BACKOFF_CAP_MILLIS, BACKOFF_BASE_MILLIS << Math.min(attempt, 16));
-        long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - nanoClock.getAsLong()));
         return Math.min(remaining, ThreadLocalRandom.current().nextLong(ceiling + 1));
     }
 
@@ -180,8 +206,26 @@ public final class Locks {
         return client.writeAsync(new Command.Put(key, ownerValue(options.owner()), 0, null, leaseMillis, true));
     }
 
-    private static Lease granted(String name, CompareExchangeResult r, Duration lease) {
-        return new Lease(name, ownerOf(r.item()), r.createdIndex(), r.index(), Instant.ofEpochMilli(r.expiresAt()), lease);
+    /**
+     * The lease a successful attempt granted, if its answer came back in time to be used. The leader
+     * stamps the grant after the request left, so the lease runs until at least {@code sent + lease}
+     * on this process's monotonic clock (to within the nodes' clock skew). An answer later than that may
+     * carry a lease that already ran out, and that a later holder has since been granted with a higher
+     * token: after a leader change, a client's retry can bring back the answer of an entry committed
+     * seconds earlier. Such a grant is given back (a delete at its index, which cannot touch a later
+     * holder) and reported as not acquired.
+     */
+    private CompletableFuture<Optional<Lease>> usable(String name, CompareExchangeResult r, Duration lease, long sentNanos) {
+        if (nanoClock.getAsLong() - sentNanos < lease.toNanos()) {
+            return CompletableFuture.completedFuture(Optional.of(
+                    new Lease(name, ownerOf(r.item()), r.createdIndex(), r.index(), Instant.ofEpochMilli(r.expiresAt()), lease)));
+        }
+        return giveBack(name, r.index()).thenApply(ignored -> Optional.empty());
+    }
+
+    /** Deletes the lock item at {@code index} if it is still there; completes either way. */
+    private CompletableFuture<Void> giveBack(String name, long index) {
+        return client.writeAsync(new Command.Delete(key(name), index)).handle((r, error) -> null);
     }
 
     // ---- renew, release
@@ -202,13 +246,22 @@ public final class Locks {
         return checked(() -> {
             String key = key(requireLease(lease).name());
             long millis = leaseMillis(duration);
+            long sent = nanoClock.getAsLong();
             return client.writeAsync(new Command.Put(key, ownerValue(lease.owner()), lease.currentIndex(), null, millis, false))
-                    .thenApply(r -> {
+                    .thenCompose(r -> {
                         if (!r.successful()) {
                             throw new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), r.item()));
                         }
-                        return new Lease(lease.name(), lease.owner(), r.createdIndex(), r.index(),
-                                Instant.ofEpochMilli(r.expiresAt()), duration);
+                        long took = nanoClock.getAsLong() - sent;
+                        if (took < duration.toNanos()) {
+                            return CompletableFuture.completedFuture(new Lease(lease.name(), lease.owner(), r.createdIndex(),
+                                    r.index(), Instant.ofEpochMilli(r.expiresAt()), duration));
+                        }
+                        // As for a grant (see usable): the renewed lease may have run out already.
+                        return giveBack(lease.name(), r.index()).thenApply(ignored -> {
+                            throw LeaseLostException.answeredTooLate(lease.name(), lease.currentIndex(),
+                                    Duration.ofNanos(took), duration);
+                        });
                     });
         });
     }
