@@ -285,11 +285,7 @@ public final class RatchetClient implements AutoCloseable {
         Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(),
                 List.of(new Command.Transaction(ops)));
         return submitAsync(request).thenApply(results -> {
-            Result result = results.get(0);
-            if (result instanceof Result.Rejected r) {
-                throw invalid(new InvalidCommandException(r.reason()));
-            }
-            Result.Txn txn = (Result.Txn) result;
+            Result.Txn txn = (Result.Txn) accepted(results.get(0));
             return new TransactionResult(txn.successful(), txn.index(), txn.conflicts());
         });
     }
@@ -346,12 +342,8 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return getBatches.submit(get).thenApply(results -> {
-            if (results.get(0) instanceof Result.Rejected r) {
-                throw invalid(new InvalidCommandException(r.reason()));
-            }
-            return Optional.ofNullable(((Result.Found) results.get(0)).item());
-        });
+        return getBatches.submit(get)
+                .thenApply(results -> Optional.ofNullable(((Result.Found) accepted(results.get(0))).item()));
     }
 
     /** The items under {@code keys} that exist, in key order. */
@@ -494,10 +486,7 @@ public final class RatchetClient implements AutoCloseable {
     // ---- the send path
 
     private static CompareExchangeResult toWriteResult(Result result) {
-        if (result instanceof Result.Rejected r) {
-            throw invalid(new InvalidCommandException(r.reason()));
-        }
-        Result.Write w = (Result.Write) result;
+        Result.Write w = (Result.Write) accepted(result);
         return new CompareExchangeResult(w.successful(), w.key(), w.item());
     }
 
@@ -642,7 +631,11 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     private static Result decodeOne(RaftClientReply reply) {
-        Result result = Codec.decodeResults(reply.getMessage().getContent().toByteArray()).get(0);
+        return accepted(Codec.decodeResults(reply.getMessage().getContent().toByteArray()).get(0));
+    }
+
+    /** {@code result}, unless it is a {@link Result.Rejected}: then the invalid-request error it stands for. */
+    private static Result accepted(Result result) {
         if (result instanceof Result.Rejected r) {
             throw invalid(new InvalidCommandException(r.reason()));
         }
