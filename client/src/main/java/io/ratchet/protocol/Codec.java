@@ -81,22 +81,15 @@ public final class Codec {
         return bytes.toByteArray();
     }
 
-    /** The bytes a requests message adds around its requests' own encodings. */
-    public static final int REQUESTS_FRAMING_BYTES = 6;
+    /** The bytes a requests message adds around its requests' own encodings: version, kind, count. */
+    public static final int REQUESTS_FRAMING_BYTES = 2 + Integer.BYTES;
 
     /**
      * A requests message holding the given {@link #encodeRequest} encodings in order; {@link #decodeRequests}
      * reads it as the list of those requests.
      */
     public static byte[] joinRequests(List<byte[]> encodedRequests) {
-        int size = REQUESTS_FRAMING_BYTES;
-        for (byte[] r : encodedRequests) {
-            size += r.length;
-        }
-        ByteBuffer message = ByteBuffer.allocate(size)
-                .put(FORMAT_VERSION).put(KIND_REQUESTS).putInt(encodedRequests.size());
-        encodedRequests.forEach(message::put);
-        return message.array();
+        return join(new byte[] {FORMAT_VERSION, KIND_REQUESTS}, encodedRequests);
     }
 
     /** One get in the form a {@link Query.Gets} message carries it; {@link #joinGets} joins several. */
@@ -105,18 +98,22 @@ public final class Codec {
         return ByteBuffer.allocate(4 + key.length).putInt(key.length).put(key).array();
     }
 
-    /** The bytes a {@link Query.Gets} message adds around its gets' own encodings. */
-    public static final int GETS_FRAMING_BYTES = 7;
+    /** The bytes a {@link Query.Gets} message adds around its gets' own encodings: version, kind, tag, count. */
+    public static final int GETS_FRAMING_BYTES = 3 + Integer.BYTES;
 
     /** A {@link Query.Gets} query message holding the given {@link #encodeGet} encodings in order. */
     public static byte[] joinGets(List<byte[]> encodedGets) {
-        int size = GETS_FRAMING_BYTES;
-        for (byte[] g : encodedGets) {
-            size += g.length;
+        return join(new byte[] {FORMAT_VERSION, KIND_QUERY, GETS}, encodedGets);
+    }
+
+    /** {@code head}, the number of parts, then the parts as they are. */
+    private static byte[] join(byte[] head, List<byte[]> parts) {
+        int size = head.length + Integer.BYTES;
+        for (byte[] part : parts) {
+            size += part.length;
         }
-        ByteBuffer message = ByteBuffer.allocate(size)
-                .put(FORMAT_VERSION).put(KIND_QUERY).put(GETS).putInt(encodedGets.size());
-        encodedGets.forEach(message::put);
+        ByteBuffer message = ByteBuffer.allocate(size).put(head).putInt(parts.size());
+        parts.forEach(message::put);
         return message.array();
     }
 

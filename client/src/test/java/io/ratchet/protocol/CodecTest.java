@@ -28,13 +28,19 @@ class CodecTest {
         List<byte[]> oneByOne = REQUESTS.stream().map(Codec::encodeRequest).toList();
         assertArrayEquals(Codec.encodeRequests(REQUESTS), Codec.joinRequests(oneByOne));
         assertEquals(REQUESTS, Codec.decodeRequests(Codec.joinRequests(oneByOne)));
+        int parts = oneByOne.stream().mapToInt(r -> r.length).sum();
+        assertEquals(parts + Codec.REQUESTS_FRAMING_BYTES, Codec.joinRequests(oneByOne).length,
+                "group commit sizes a message by this framing");
     }
 
     @Test
     void getsEncodedOneByOneJoinIntoABatchOfGets() {
         List<Query.Get> gets = List.of(new Query.Get("a"), new Query.Get("k€y"), new Query.Get("emails/ada@example.com"));
-        Query joined = Codec.decodeQuery(Codec.joinGets(gets.stream().map(Codec::encodeGet).toList()));
+        List<byte[]> oneByOne = gets.stream().map(Codec::encodeGet).toList();
+        Query joined = Codec.decodeQuery(Codec.joinGets(oneByOne));
         assertEquals(new Query.Gets(gets), joined);
+        assertEquals(oneByOne.stream().mapToInt(g -> g.length).sum() + Codec.GETS_FRAMING_BYTES,
+                Codec.joinGets(oneByOne).length, "the get batcher sizes a message by this framing");
         assertEquals(joined, Codec.decodeQuery(Codec.encodeQuery(joined)));
     }
 
