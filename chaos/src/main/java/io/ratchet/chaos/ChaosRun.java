@@ -3,6 +3,7 @@ package io.ratchet.chaos;
 import io.ratchet.chaos.checker.Anomaly;
 import io.ratchet.chaos.checker.CheckResult;
 import io.ratchet.chaos.checker.Validity;
+import io.ratchet.chaos.checker.Verdict;
 import io.ratchet.chaos.cluster.Cluster;
 import io.ratchet.chaos.cluster.LoopbackNetwork;
 import io.ratchet.chaos.cluster.NamespaceNetwork;
@@ -29,10 +30,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -247,23 +246,15 @@ public final class ChaosRun {
      * @param forced "skipped" or "error" when no verdict is possible, else null
      */
     private Result finish(List<Op> ops, List<CheckResult> results, String forced, String error) {
-        Validity validity = Validity.VALID;
-        Map<String, Validity> checks = new LinkedHashMap<>();
-        List<Anomaly> anomalies = new ArrayList<>();
-        for (CheckResult r : results) {
-            validity = validity.and(r.validity());
-            checks.put(r.workload(), r.validity());
-            anomalies.addAll(r.anomalies());
-        }
-        if (!problems.isEmpty()) {
-            validity = validity.and(Validity.UNKNOWN);
-        }
+        Verdict verdict = Verdict.of(results);
+        List<Anomaly> anomalies = verdict.anomalies();
+        Validity validity = problems.isEmpty() ? verdict.validity() : verdict.validity().and(Validity.UNKNOWN);
         String result = forced != null ? forced : validity.json();
         long invoked = Report.count(ops, OpType.INVOKE);
         long ok = Report.count(ops, OpType.OK);
         long failed = Report.count(ops, OpType.FAIL);
         Summary summary = new Summary("valid".equals(result), settings.workload(), settings.nemesis().cliName(),
-                invoked, ok, failed, invoked - ok - failed, faults, anomalies, result, checks, skipped, settings.seed(),
+                invoked, ok, failed, invoked - ok - failed, faults, anomalies, result, verdict.checks(), skipped, settings.seed(),
                 settings.nodes(), settings.duration().toMillis() / 1000.0,
                 settings.breakConditionalPuts() ? "unconditional-puts" : null, error,
                 settings.runDir().toAbsolutePath().toString());

@@ -1,6 +1,5 @@
 package io.ratchet.chaos;
 
-import io.ratchet.chaos.checker.Anomaly;
 import io.ratchet.chaos.checker.BankChecker;
 import io.ratchet.chaos.checker.CheckResult;
 import io.ratchet.chaos.checker.Checker;
@@ -8,6 +7,7 @@ import io.ratchet.chaos.checker.LockChecker;
 import io.ratchet.chaos.checker.RegisterChecker;
 import io.ratchet.chaos.checker.ReservationChecker;
 import io.ratchet.chaos.checker.Validity;
+import io.ratchet.chaos.checker.Verdict;
 import io.ratchet.chaos.history.History;
 import io.ratchet.chaos.history.Op;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -39,19 +39,16 @@ final class CheckCommand implements Callable<Integer> {
         Set<String> workloads = new LinkedHashSet<>();
         ops.stream().filter(ChaosRun::isClientOp).forEach(op -> workloads.add(op.workload()));
         List<CheckResult> results = new ArrayList<>();
-        Validity validity = Validity.VALID;
-        List<Anomaly> anomalies = new ArrayList<>();
         for (String workload : workloads) {
-            CheckResult r = checker(workload).check(ops.stream().filter(op -> workload.equals(op.workload())).toList());
-            results.add(r);
-            validity = validity.and(r.validity());
-            anomalies.addAll(r.anomalies());
+            results.add(checker(workload).check(ops.stream().filter(op -> workload.equals(op.workload())).toList()));
         }
+        Verdict verdict = Verdict.of(results);
         Report report = new Report().line("Checked " + history + ": " + ops.size() + " lines").blank()
-                .line("Checks:").checks(results).blank().anomalies(anomalies, ops);
+                .line("Checks:").checks(results).blank().anomalies(verdict.anomalies(), ops);
         System.out.print(report.text());
+        Validity validity = verdict.validity();
         ObjectNode summary = Summary.JSON.createObjectNode().put("valid", validity == Validity.VALID).put("result", validity.json());
-        summary.set("anomalies", Summary.JSON.valueToTree(anomalies));
+        summary.set("anomalies", Summary.JSON.valueToTree(verdict.anomalies()));
         System.out.println(summary);
         return validity == Validity.VALID ? 0 : validity == Validity.INVALID ? 1 : 3;
     }
