@@ -21,7 +21,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>Guarantee: of any number of concurrent reservations of one key (keys compare case-insensitively),
  * exactly one owner gets it; the others are told who holds it. A reservation with a time-to-live lapses
  * at cluster time and can then be taken by another owner (it counts as absent even before the sweeper
- * removes it).
+ * removes it). Such a reservation is not a lock: an answer delayed past its time-to-live can report
+ * a reservation that has already lapsed; {@link io.ratchet.client.lock.Locks} gives late grants back,
+ * this class does not.
  *
  * <p>What the caller owes: release a reservation it no longer needs; after an
  * {@link UnknownOutcomeException}, reserve again with the same owner to learn whether it landed.
