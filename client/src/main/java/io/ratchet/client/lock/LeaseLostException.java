@@ -28,13 +28,13 @@ public final class LeaseLostException extends RatchetException {
     }
 
     /**
-     * A renewal succeeded but its answer took {@code took}, no less than the {@code lease} it asked for,
-     * so the renewed lease may have run out already; it was given back (deleted if still there).
+     * A renewal succeeded, but its answer did not come back within the {@code lease} it asked for, so
+     * the renewed lease may have run out already; it was given back (deleted if still there).
      */
-    static LeaseLostException answeredTooLate(String name, long index, Duration took, Duration lease) {
+    static LeaseLostException answeredTooLate(String name, long index, Duration lease) {
         return new LeaseLostException("the lease on lock '" + name + "' at index " + index + " is lost: its renewal"
-                + " was answered after " + took.toMillis() + " ms, not within the " + lease.toMillis()
-                + " ms lease it asked for, so it may have run out; it was given back", name, index, null);
+                + " was not answered within the " + lease.toMillis() + " ms lease it asked for, so it may have run"
+                + " out; it was given back", name, index, null);
     }
 
     /** The lock's name. */

@@ -124,7 +124,7 @@ public final class Locks {
             String key = key(name);
             long leaseMillis = leaseMillis(lease);
             long sent = nanoClock.getAsLong();
-            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? usable(name, r, lease, sent)
+            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? inTime(name, ownerOf(r.item()), r, lease, sent)
                     : CompletableFuture.completedFuture(Optional.<Lease>empty()));
         });
     }
@@ -158,7 +158,8 @@ public final class Locks {
         return attempt(key, leaseMillis).thenCompose(r -> {
             if (r.successful()) {
                 // A grant answered too late was given back: the lock is free again, so no watch.
-                return usable(name, r, lease, sent).thenCompose(held -> held.isPresent() || nanoClock.getAsLong() >= deadline
+                return inTime(name, ownerOf(r.item()), r, lease, sent).thenCompose(held ->
+                        held.isPresent() || nanoClock.getAsLong() >= deadline
                         ? CompletableFuture.completedFuture(held)
                         : pause(backoff(attempt, deadline))
                                 .thenCompose(ignored -> acquireLoop(name, key, lease, leaseMillis, deadline, attempt + 1)));
@@ -207,18 +208,19 @@ public final class Locks {
     }
 
     /**
-     * The lease a successful attempt granted, if its answer came back in time to be used. The leader
-     * stamps the grant after the request left, so the lease runs until at least {@code sent + lease}
-     * on this process's monotonic clock (to within the nodes' clock skew). An answer later than that may
-     * carry a lease that already ran out, and that a later holder has since been granted with a higher
-     * token: after a leader change, a client's retry can bring back the answer of an entry committed
-     * seconds earlier. Such a grant is given back (a delete at its index, which cannot touch a later
-     * holder) and reported as not acquired.
+     * The lease a successful acquire or renewal of {@code owner}'s grants, if its answer came back in
+     * time to be used. The leader stamps the write after the request left, so the lease runs until at
+     * least {@code sent + lease} on this process's monotonic clock (to within the nodes' clock skew). An
+     * answer later than that may carry a lease that already ran out, and that a later holder has since
+     * been granted with a higher token: after a leader change, a client's retry can bring back the
+     * answer of an entry committed seconds earlier. Such a lease is given back (a delete at its index,
+     * which cannot touch a later holder), and the result is empty.
      */
-    private CompletableFuture<Optional<Lease>> usable(String name, CompareExchangeResult r, Duration lease, long sentNanos) {
+    private CompletableFuture<Optional<Lease>> inTime(String name, String owner, CompareExchangeResult r, Duration lease,
+                                                      long sentNanos) {
         if (nanoClock.getAsLong() - sentNanos < lease.toNanos()) {
             return CompletableFuture.completedFuture(Optional.of(
-                    new Lease(name, ownerOf(r.item()), r.createdIndex(), r.index(), Instant.ofEpochMilli(r.expiresAt()), lease)));
+                    new Lease(name, owner, r.createdIndex(), r.index(), Instant.ofEpochMilli(r.expiresAt()), lease)));
         }
         return giveBack(name, r.index()).thenApply(ignored -> Optional.empty());
     }
@@ -252,16 +254,9 @@ public final class Locks {
                         if (!r.successful()) {
                             throw new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), r.item()));
                         }
-                        long took = nanoClock.getAsLong() - sent;
-                        if (took < duration.toNanos()) {
-                            return CompletableFuture.completedFuture(new Lease(lease.name(), lease.owner(), r.createdIndex(),
-                                    r.index(), Instant.ofEpochMilli(r.expiresAt()), duration));
-                        }
-                        // As for a grant (see usable): the renewed lease may have run out already.
-                        return giveBack(lease.name(), r.index()).thenApply(ignored -> {
-                            throw LeaseLostException.answeredTooLate(lease.name(), lease.currentIndex(),
-                                    Duration.ofNanos(took), duration);
-                        });
+                        return inTime(lease.name(), lease.owner(), r, duration, sent)
+                                .thenApply(renewed -> renewed.orElseThrow(
+                                        () -> LeaseLostException.answeredTooLate(lease.name(), lease.currentIndex(), duration)));
                     });
         });
     }
