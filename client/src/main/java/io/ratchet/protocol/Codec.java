@@ -81,15 +81,17 @@ public final class Codec {
         return bytes.toByteArray();
     }
 
-    /** The bytes a requests message adds around its requests' own encodings: version, kind, count. */
-    public static final int REQUESTS_FRAMING_BYTES = 2 + Integer.BYTES;
+    /** What a requests message starts with, before the count of its requests. */
+    private static final byte[] REQUESTS_HEAD = {FORMAT_VERSION, KIND_REQUESTS};
+    /** The bytes a requests message adds around its requests' own encodings: its head and the count. */
+    public static final int REQUESTS_FRAMING_BYTES = REQUESTS_HEAD.length + Integer.BYTES;
 
     /**
      * A requests message holding the given {@link #encodeRequest} encodings in order; {@link #decodeRequests}
      * reads it as the list of those requests.
      */
     public static byte[] joinRequests(List<byte[]> encodedRequests) {
-        return join(new byte[] {FORMAT_VERSION, KIND_REQUESTS}, encodedRequests);
+        return join(REQUESTS_HEAD, encodedRequests);
     }
 
     /** One get in the form a {@link Query.Gets} message carries it; {@link #joinGets} joins several. */
@@ -98,12 +100,14 @@ public final class Codec {
         return ByteBuffer.allocate(4 + key.length).putInt(key.length).put(key).array();
     }
 
-    /** The bytes a {@link Query.Gets} message adds around its gets' own encodings: version, kind, tag, count. */
-    public static final int GETS_FRAMING_BYTES = 3 + Integer.BYTES;
+    /** What a {@link Query.Gets} message starts with, before the count of its gets. */
+    private static final byte[] GETS_HEAD = {FORMAT_VERSION, KIND_QUERY, GETS};
+    /** The bytes a {@link Query.Gets} message adds around its gets' own encodings: its head and the count. */
+    public static final int GETS_FRAMING_BYTES = GETS_HEAD.length + Integer.BYTES;
 
     /** A {@link Query.Gets} query message holding the given {@link #encodeGet} encodings in order. */
     public static byte[] joinGets(List<byte[]> encodedGets) {
-        return join(new byte[] {FORMAT_VERSION, KIND_QUERY, GETS}, encodedGets);
+        return join(GETS_HEAD, encodedGets);
     }
 
     /** {@code head}, the number of parts, then the parts as they are. */
