@@ -26,6 +26,12 @@ public final class Codec {
     private static final byte KIND_ENTRY = 2;
     private static final byte KIND_QUERY = 3;
     private static final byte KIND_RESULTS = 4;
+    /** What a client sends a front end, and a front end proposes to Raft: tagged batches of requests. */
+    private static final byte KIND_BATCHES = 5;
+    /** A log entry of batches. Entries of kind {@link #KIND_ENTRY} (plain requests) are still read. */
+    private static final byte KIND_BATCH_ENTRY = 6;
+    /** A front end's refusal of a message: see {@link Refusal}. */
+    private static final byte KIND_REFUSAL = 7;
 
     // commands and transaction operations share one tag space
     private static final byte PUT = 1;
@@ -35,6 +41,7 @@ public final class Codec {
     private static final byte CHECK = 5;
     private static final byte PUT_DOCUMENT = 6;
     private static final byte DELETE_DOCUMENT = 7;
+    private static final byte OPEN_SESSION = 8;
 
     private static final byte GET = 1;
     private static final byte GET_ALL = 2;
@@ -53,6 +60,8 @@ public final class Codec {
     private static final byte SWEPT = 7;
     private static final byte WATCHED = 8;
     private static final byte DOCUMENT_FOUND = 9;
+    private static final byte SESSION_OPENED = 10;
+    private static final byte SESSION_EXPIRED = 11;
 
     /** Entries may hold several requests (group commit), so counts inside them get a generous bound. */
     private static final int MAX_COUNT = 1 << 20;
@@ -72,13 +81,7 @@ public final class Codec {
      * encodings into one message without encoding them again: how a client coalesces requests.
      */
     public static byte[] encodeRequest(Request request) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            writeRequest(out, request);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        return encodeBare(out -> writeRequest(out, request));
     }
 
     /** What a requests message starts with, before the count of its requests. */
@@ -126,14 +129,123 @@ public final class Codec {
     }
 
     public static byte[] encodeEntry(Entry entry) {
-        return encode(KIND_ENTRY, out -> {
+        return encode(KIND_BATCH_ENTRY, out -> {
             out.writeLong(entry.stamp());
-            writeRequests(out, entry.requests());
+            out.writeInt(entry.batches().size());
+            for (Batch b : entry.batches()) {
+                writeBatch(out, b);
+            }
         });
     }
 
+    /** A log entry: of batches, or (as written before client sessions) of plain requests. */
     public static Entry decodeEntry(byte[] bytes) {
-        return decode(bytes, KIND_ENTRY, in -> new Entry(in.readLong(), readRequests(in)));
+        if (kindOf(bytes) == KIND_ENTRY) {
+            return decode(bytes, KIND_ENTRY, in -> Entry.untagged(in.readLong(), readRequests(in)));
+        }
+        return decode(bytes, KIND_BATCH_ENTRY, in -> new Entry(in.readLong(), readBatches(in)));
+    }
+
+    // ---- batches: what clients send front ends, and front ends propose
+
+    /** One batch in the form a batches message carries it; {@link #joinBatches} joins several. */
+    public static byte[] encodeBatch(Batch batch) {
+        return encodeBare(out -> writeBatch(out, batch));
+    }
+
+    public static byte[] encodeBatches(List<Batch> batches) {
+        return encode(KIND_BATCHES, out -> {
+            out.writeInt(batches.size());
+            for (Batch b : batches) {
+                writeBatch(out, b);
+            }
+        });
+    }
+
+    /** What a batches message starts with, before the count of its batches. */
+    private static final byte[] BATCHES_HEAD = {FORMAT_VERSION, KIND_BATCHES};
+    /** The bytes a batches message adds around its batches' own encodings: its head and the count. */
+    public static final int BATCHES_FRAMING_BYTES = BATCHES_HEAD.length + Integer.BYTES;
+
+    /** A batches message holding the given {@link #encodeBatch} encodings in order. */
+    public static byte[] joinBatches(List<byte[]> encodedBatches) {
+        return join(BATCHES_HEAD, encodedBatches);
+    }
+
+    /**
+     * A batches message holding one batch: the tag, then the requests of a requests message (from
+     * {@link #joinRequests}) as they are. How a client tags what its own group commit joined.
+     */
+    public static byte[] tagRequests(long session, long sequence, long firstUnanswered, byte[] requestsMessage) {
+        if (requestsMessage.length < REQUESTS_FRAMING_BYTES || requestsMessage[0] != FORMAT_VERSION
+                || requestsMessage[1] != KIND_REQUESTS) {
+            throw new IllegalArgumentException("not a requests message");
+        }
+        int body = requestsMessage.length - REQUESTS_HEAD.length;
+        return ByteBuffer.allocate(BATCHES_FRAMING_BYTES + 3 * Long.BYTES + body)
+                .put(BATCHES_HEAD).putInt(1)
+                .putLong(session).putLong(sequence).putLong(firstUnanswered)
+                .put(requestsMessage, REQUESTS_HEAD.length, body)
+                .array();
+    }
+
+    public static List<Batch> decodeBatches(byte[] bytes) {
+        return decode(bytes, KIND_BATCHES, Codec::readBatches);
+    }
+
+    /**
+     * What a node is asked to append: a batches message, or a plain requests message (one untagged
+     * batch), which the sweeper and Ratis-protocol tools send.
+     */
+    public static List<Batch> decodeProposal(byte[] bytes) {
+        if (kindOf(bytes) == KIND_REQUESTS) {
+            List<Request> requests = decodeRequests(bytes);
+            return requests.isEmpty() ? List.of() : List.of(Batch.untagged(requests));
+        }
+        return decodeBatches(bytes);
+    }
+
+    private static void writeBatch(DataOutputStream out, Batch b) throws IOException {
+        out.writeLong(b.session());
+        out.writeLong(b.sequence());
+        out.writeLong(b.firstUnanswered());
+        writeRequests(out, b.requests());
+    }
+
+    private static List<Batch> readBatches(DataInputStream in) throws IOException {
+        int n = readCount(in);
+        List<Batch> batches = new ArrayList<>(Math.min(n, 64));
+        for (int i = 0; i < n; i++) {
+            batches.add(new Batch(in.readLong(), in.readLong(), in.readLong(), readRequests(in)));
+        }
+        return batches;
+    }
+
+    // ---- refusals
+
+    public static byte[] encodeRefusal(Refusal refusal) {
+        return encode(KIND_REFUSAL, out -> {
+            out.writeByte(refusal.reason().ordinal());
+            writeString(out, refusal.leaderId());
+            writeString(out, refusal.leaderAddress());
+            writeString(out, refusal.message());
+            out.writeBoolean(refusal.inDoubt());
+        });
+    }
+
+    public static Refusal decodeRefusal(byte[] bytes) {
+        return decode(bytes, KIND_REFUSAL, in -> new Refusal(Refusal.Reason.of(in.readUnsignedByte()), readString(in),
+                readString(in), readString(in), in.readBoolean()));
+    }
+
+    /** Whether a front end's answer is a {@link Refusal} rather than results. */
+    public static boolean isRefusal(byte[] bytes) {
+        return kindOf(bytes) == KIND_REFUSAL;
+    }
+
+    /** The kind byte of a message, or -1 when it is too short to have one. */
+    private static int kindOf(byte[] bytes) {
+        return bytes.length < 2 ? -1 : bytes[1];
     }
 
     public static byte[] encodeQuery(Query query) {
@@ -193,6 +305,10 @@ public final class Codec {
             for (Command.Op op : t.ops()) {
                 writeOp(out, op);
             }
+        } else if (command instanceof Command.OpenSession o) {
+            out.writeByte(OPEN_SESSION);
+            out.writeLong(o.id());
+            out.writeLong(o.timeoutMillis());
         } else if (command instanceof Command.Sweep s) {
             out.writeByte(SWEEP);
             out.writeInt(s.candidates().size());
@@ -222,6 +338,9 @@ public final class Codec {
                 candidates.add(new Command.KeyIndex(readString(in), in.readLong()));
             }
             return new Command.Sweep(candidates);
+        }
+        if (type == OPEN_SESSION) {
+            return new Command.OpenSession(in.readLong(), in.readLong());
         }
         Command.Op op = readOp(in, type);
         if (op instanceof Command c) {
@@ -398,6 +517,13 @@ public final class Codec {
             out.writeBoolean(w.changed());
             out.writeLong(w.lastChange());
             writeNullableItem(out, w.item());
+        } else if (result instanceof Result.SessionOpened o) {
+            out.writeByte(SESSION_OPENED);
+            out.writeLong(o.session());
+            out.writeLong(o.timeoutMillis());
+        } else if (result instanceof Result.SessionExpired e) {
+            out.writeByte(SESSION_EXPIRED);
+            out.writeLong(e.session());
         } else if (result instanceof Result.DocumentFound d) {
             out.writeByte(DOCUMENT_FOUND);
             out.writeBoolean(d.document() != null);
@@ -437,6 +563,8 @@ public final class Codec {
             case STATS_RESULT -> new Result.Stats(in.readLong(), in.readLong(), in.readLong());
             case WATCHED -> new Result.Watched(in.readBoolean(), in.readLong(), readNullableItem(in));
             case DOCUMENT_FOUND -> new Result.DocumentFound(in.readBoolean() ? readDocument(in) : null);
+            case SESSION_OPENED -> new Result.SessionOpened(in.readLong(), in.readLong());
+            case SESSION_EXPIRED -> new Result.SessionExpired(in.readLong());
             default -> throw new InvalidCommandException("unknown result type " + type);
         };
     }
@@ -530,10 +658,17 @@ public final class Codec {
     }
 
     private static byte[] encode(byte kind, Writer body) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
+        return encodeBare(out -> {
             out.writeByte(FORMAT_VERSION);
             out.writeByte(kind);
+            body.write(out);
+        });
+    }
+
+    /** What {@code body} writes, with no head: a message's part, or (with a head written) a message. */
+    private static byte[] encodeBare(Writer body) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
             body.write(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

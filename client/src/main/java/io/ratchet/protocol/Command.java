@@ -8,7 +8,8 @@ import java.util.Set;
  * A write that goes through the Raft log. Writes are conditioned on an item's index: the Raft log index
  * of the entry that last wrote it; index 0 names an absent item.
  */
-public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep {
+public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep,
+        Command.OpenSession {
 
     /** Checks the command's own fields; throws {@link InvalidCommandException} when one is bad. */
     void validate();
@@ -174,6 +175,27 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                 throw new InvalidCommandException("a sweep names at most " + MAX_CANDIDATES + " items");
             }
             candidates.forEach(c -> Keys.validate(c.key()));
+        }
+    }
+
+    /**
+     * Opens client session {@code id} (chosen at random by the client, so a resent open names the same
+     * session): it lives until {@code timeoutMillis} of cluster time pass without a write in it. Opening
+     * a session that exists answers as the first open did.
+     */
+    record OpenSession(long id, long timeoutMillis) implements Command {
+        public static final long MIN_TIMEOUT_MILLIS = 1_000;
+        public static final long MAX_TIMEOUT_MILLIS = 3_600_000;
+
+        @Override
+        public void validate() {
+            if (id == 0) {
+                throw new InvalidCommandException("session id 0 names no session");
+            }
+            if (timeoutMillis < MIN_TIMEOUT_MILLIS || timeoutMillis > MAX_TIMEOUT_MILLIS) {
+                throw new InvalidCommandException("session timeout must be " + MIN_TIMEOUT_MILLIS + " ms .. "
+                        + MAX_TIMEOUT_MILLIS / 60_000 + " min, not " + timeoutMillis + " ms");
+            }
         }
     }
 

@@ -4,7 +4,8 @@ import java.util.List;
 
 /** What a node answers to a command or query. A failed condition is a normal result, not an error. */
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
-        Result.Items, Result.Stats, Result.Watched, Result.DocumentFound {
+        Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
+        Result.SessionExpired {
 
     /**
      * The outcome of a put or delete. On success, {@code item} is the state after it (null after a
@@ -61,5 +62,16 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
 
     /** A document, or null when there is none under the id. */
     record DocumentFound(Document document) implements Result {
+    }
+
+    /** A client session is open: its id and how long it lives without a write. */
+    record SessionOpened(long session, long timeoutMillis) implements Result {
+    }
+
+    /**
+     * The batch named a session that does not exist (never opened, or expired after its timeout of
+     * cluster time without a write): nothing in it was applied.
+     */
+    record SessionExpired(long session) implements Result {
     }
 }

@@ -47,7 +47,7 @@ class CodecTest {
     @Test
     void everyMessageRoundTrips() {
         assertEquals(REQUESTS, Codec.decodeRequests(Codec.encodeRequests(REQUESTS)));
-        Entry entry = new Entry(1_700_000_000_000L, REQUESTS);
+        Entry entry = Entry.untagged(1_700_000_000_000L, REQUESTS);
         assertEquals(entry, Codec.decodeEntry(Codec.encodeEntry(entry)));
         for (Query q : List.of(new Query.Get("a"), new Query.GetAll(List.of("a", "b")),
                 new Query.ListItems("p/", 3, 10), new Query.Stats(), new Query.Watch("k", 7, 1000),
@@ -68,8 +68,39 @@ class CodecTest {
                 new Result.Stats(10, 20, 30),
                 new Result.Watched(true, 5, null),
                 new Result.DocumentFound(new Document("users/1", "{}", 8)),
-                new Result.DocumentFound(null));
+                new Result.DocumentFound(null),
+                new Result.SessionOpened(-7, 60_000),
+                new Result.SessionExpired(42));
         assertEquals(results, Codec.decodeResults(Codec.encodeResults(results)));
+        Refusal refusal = new Refusal(Refusal.Reason.NOT_LEADER, "n2", "127.0.0.1:7102", "not the leader", true);
+        assertEquals(refusal, Codec.decodeRefusal(Codec.encodeRefusal(refusal)));
+    }
+
+    @Test
+    void aClientTagsItsJoinedRequestsIntoTheBatchAFrontEndDecodesAndAnEntryCarries() {
+        List<byte[]> oneByOne = REQUESTS.stream().map(Codec::encodeRequest).toList();
+        byte[] tagged = Codec.tagRequests(0x1234_5678_9abcL, 7, 6, Codec.joinRequests(oneByOne));
+
+        Batch batch = new Batch(0x1234_5678_9abcL, 7, 6, REQUESTS);
+        assertEquals(List.of(batch), Codec.decodeBatches(tagged));
+        assertArrayEquals(Codec.encodeBatches(List.of(batch)), tagged);
+        List<byte[]> batches = List.of(Codec.encodeBatch(batch), Codec.encodeBatch(Batch.untagged(REQUESTS)));
+        assertEquals(batches.get(0).length + batches.get(1).length + Codec.BATCHES_FRAMING_BYTES,
+                Codec.joinBatches(batches).length, "the front end's group commit sizes a proposal by this framing");
+        Entry entry = new Entry(1_700_000_000_000L, Codec.decodeBatches(Codec.joinBatches(batches)));
+        assertEquals(entry, Codec.decodeEntry(Codec.encodeEntry(entry)));
+        assertEquals(List.of(new Command.OpenSession(5, 1_000)), Codec.decodeProposal(Codec.encodeRequests(List.of(
+                Request.of(List.of(new Command.OpenSession(5, 1_000)))))).get(0).requests().get(0).commands());
+    }
+
+    @Test
+    void anEntryWrittenBeforeClientSessionsIsStillReadAsOneUntaggedBatch() {
+        // kind 2: stamp, then a requests body, as every log written before client sessions holds
+        byte[] requests = Codec.encodeRequests(REQUESTS);
+        byte[] legacy = java.nio.ByteBuffer.allocate(requests.length + Long.BYTES)
+                .put(requests, 0, 1).put((byte) 2).putLong(1_600_000_000_000L)
+                .put(requests, 2, requests.length - 2).array();
+        assertEquals(Entry.untagged(1_600_000_000_000L, REQUESTS), Codec.decodeEntry(legacy));
     }
 
     @Test

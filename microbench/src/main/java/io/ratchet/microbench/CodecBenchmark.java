@@ -51,7 +51,7 @@ public class CodecBenchmark {
             results.add(new Result.Write(true, key, new Item(key, "{\"user\":\"users/" + i + "\"}", 77, 77, 0, null)));
         }
         requestsMessage = Codec.encodeRequests(batch);
-        entry = Codec.encodeEntry(new Entry(1_700_000_000_000L, batch));
+        entry = Codec.encodeEntry(Entry.untagged(1_700_000_000_000L, batch));
         resultsMessage = Codec.encodeResults(results);
     }
 
@@ -74,7 +74,7 @@ public class CodecBenchmark {
     public byte[] leaderStampsEntry() {
         List<Request> decoded = Codec.decodeRequests(requestsMessage);
         decoded.forEach(Request::validate);
-        return Codec.encodeEntry(new Entry(1_700_000_000_000L, decoded));
+        return Codec.encodeEntry(Entry.untagged(1_700_000_000_000L, decoded));
     }
 
     @Benchmark

@@ -52,12 +52,12 @@ public class StoreApplyBenchmark {
         for (int i = 0; i < items; i++) {
             batch.add(Request.of(List.of(new Command.Put("users/" + i, "{\"name\":\"user " + i + "\"}", 0, null))));
             if (batch.size() == 1000) {
-                store.applyEntry(new Entry(1_000, batch), ++index);
+                store.applyEntry(Entry.untagged(1_000, batch), ++index);
                 batch.clear();
             }
         }
         if (!batch.isEmpty()) {
-            store.applyEntry(new Entry(1_000, batch), ++index);
+            store.applyEntry(Entry.untagged(1_000, batch), ++index);
         }
         sequence = 0;
     }
@@ -69,7 +69,7 @@ public class StoreApplyBenchmark {
         for (int i = 0; i < requests; i++) {
             batch.add(Request.of(List.of(new Command.Put("emails/" + sequence++ + "@example.com", "\"users/1\"", 0, null))));
         }
-        return applyAsTheNodeDoes(new Entry(2_000, batch));
+        return applyAsTheNodeDoes(Entry.untagged(2_000, batch));
     }
 
     /** Conditional puts at a stale index on existing keys: each fails and returns the current item (hot). */
@@ -80,7 +80,7 @@ public class StoreApplyBenchmark {
             // An index no item holds (every item is at or below the last entry's), so each put is refused.
             batch.add(Request.of(List.of(new Command.Put("users/" + (sequence++ % items), "{\"n\":1}", index + 1_000_000, null))));
         }
-        return applyAsTheNodeDoes(new Entry(2_000, batch));
+        return applyAsTheNodeDoes(Entry.untagged(2_000, batch));
     }
 
     private byte[] applyAsTheNodeDoes(Entry entry) {

@@ -1,5 +1,6 @@
 package io.ratchet.statemachine;
 
+import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
@@ -57,6 +58,7 @@ public final class CompareExchangeStore {
     private final Map<String, Remembered> remembered = new HashMap<>();
     private final MessageDigest sha256 = newSha256();
     private final NavigableSet<Expiring> rememberedUntil = new TreeSet<>();
+    private final ClientSessions sessions = new ClientSessions();
     private long clusterTime;
     private long lastEntryIndex;
 
@@ -77,8 +79,10 @@ public final class CompareExchangeStore {
     }
 
     /**
-     * Applies one log entry: advances cluster time to the entry's stamp (never backwards), then applies
-     * each request's commands in order, all at {@code logIndex}. Returns every command's result in order.
+     * Applies one log entry: advances cluster time to the entry's stamp (never backwards), expires what
+     * has lapsed, then applies each batch's requests' commands in order, all at {@code logIndex}. A
+     * batch in a client session applies at most once (see {@link ClientSessions}). Returns every
+     * command's result in order.
      *
      * @throws IllegalStateException when {@code logIndex} does not exceed the last entry's: replaying an
      *                               index would break the no-ABA guarantee, so it is a bug, not input
@@ -90,8 +94,21 @@ public final class CompareExchangeStore {
         lastEntryIndex = logIndex;
         clusterTime = Math.max(clusterTime, entry.stamp());
         forgetLapsedRequests();
+        sessions.expire(clusterTime);
         List<Result> results = new ArrayList<>();
-        for (Request request : entry.requests()) {
+        for (Batch batch : entry.batches()) {
+            if (batch.session() == 0) {
+                results.addAll(applyRequests(batch, logIndex));
+            } else {
+                results.addAll(sessions.apply(batch, clusterTime, () -> applyRequests(batch, logIndex)));
+            }
+        }
+        return results;
+    }
+
+    private List<Result> applyRequests(Batch batch, long logIndex) {
+        List<Result> results = new ArrayList<>(batch.commandCount());
+        for (Request request : batch.requests()) {
             results.addAll(applyRequest(request, logIndex));
         }
         return results;
@@ -162,6 +179,9 @@ public final class CompareExchangeStore {
         }
         if (command instanceof Command.Sweep s) {
             return sweep(s, logIndex, clusterTime);
+        }
+        if (command instanceof Command.OpenSession o) {
+            return sessions.open(o, clusterTime);
         }
         Command.Op op = (Command.Op) command;
         Item current = items.get(Keys.normalize(op.key()));
@@ -385,10 +405,20 @@ public final class CompareExchangeStore {
         return Collections.unmodifiableMap(remembered);
     }
 
+    ClientSessions sessions() {
+        return sessions;
+    }
+
+    /** Open client sessions. */
+    public int sessionCount() {
+        return sessions.size();
+    }
+
     /** Rebuilds a store from a snapshot's contents. */
     static CompareExchangeStore restore(long clusterTime, long lastEntryIndex, Iterable<Item> items,
                                         Iterable<Document> documents, Map<String, Long> tombstones,
-                                        long tombstoneWatermark, Map<String, Remembered> remembered) {
+                                        long tombstoneWatermark, Map<String, Remembered> remembered,
+                                        Iterable<ClientSessions.Session> sessions) {
         CompareExchangeStore store = new CompareExchangeStore();
         store.clusterTime = clusterTime;
         store.lastEntryIndex = lastEntryIndex;
@@ -408,6 +438,7 @@ public final class CompareExchangeStore {
             store.remembered.put(key, r);
             store.rememberedUntil.add(new Expiring(r.until(), key));
         });
+        sessions.forEach(store.sessions::restore);
         return store;
     }
 }

@@ -1,5 +1,6 @@
 package io.ratchet.statemachine;
 
+import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Entry;
@@ -7,7 +8,6 @@ import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
-import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.io.File;
 import java.io.IOException;
@@ -156,12 +156,12 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 throw new InvalidCommandException("request is " + content.size() + " bytes; the limit is "
                         + Limits.MAX_REQUEST_BYTES);
             }
-            List<Request> requests = Codec.decodeRequests(content.toByteArray());
-            if (requests.isEmpty()) {
+            List<Batch> batches = Codec.decodeProposal(content.toByteArray());
+            if (batches.isEmpty()) {
                 throw new InvalidCommandException("a write carries at least one request");
             }
-            requests.forEach(Request::validate);
-            Entry entry = new Entry(leaderClock.getAsLong(), requests);
+            batches.forEach(Batch::validate);
+            Entry entry = new Entry(leaderClock.getAsLong(), batches);
             return context.setLogData(RaftBytes.wrap(Codec.encodeEntry(entry))).build();
         } catch (InvalidCommandException e) {
             TransactionContext refused = context.build();

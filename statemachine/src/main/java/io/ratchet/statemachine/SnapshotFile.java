@@ -4,6 +4,7 @@ import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Result;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -28,14 +29,18 @@ import java.util.zip.CheckedOutputStream;
 
 /**
  * A store's snapshot on disk: a magic number and format version, the last entry index and cluster
- * time, the items, documents, tombstones and remembered idempotent results, and a CRC32C of
+ * time, the items, documents, tombstones, remembered idempotent results and client sessions, and a CRC32C of
  * everything before it. Written to a temporary file, synced, then
  * renamed into place atomically, so a crash leaves either the old snapshot or the whole new one.
  */
 public final class SnapshotFile {
     private static final int MAGIC = 0x52434831; // "RCH1"
-    /** 2: remembered idempotent results carry the fingerprint of their request. */
-    private static final byte FORMAT_VERSION = 2;
+    /**
+     * 2: remembered idempotent results carry the fingerprint of their request. 3: client sessions follow
+     * the remembered results. A node reads 2 (as having no sessions) and 3.
+     */
+    private static final byte FORMAT_VERSION = 3;
+    private static final byte WITHOUT_SESSIONS = 2;
 
     private SnapshotFile() {
     }
@@ -71,6 +76,18 @@ public final class SnapshotFile {
                 out.writeLong(r.getValue().fingerprint());
                 Codec.writeResultList(out, r.getValue().results());
             }
+            out.writeLong(store.sessions().size());
+            for (ClientSessions.Session session : store.sessions().all()) {
+                out.writeLong(session.id);
+                out.writeLong(session.timeoutMillis);
+                out.writeLong(session.lastActive);
+                out.writeLong(session.highestSequence);
+                out.writeInt(session.kept.size());
+                for (Map.Entry<Long, List<Result>> kept : session.kept.entrySet()) {
+                    out.writeLong(kept.getKey());
+                    Codec.writeResultList(out, kept.getValue());
+                }
+            }
             long checksum = crc.getValue();
             out.writeLong(checksum);
             out.flush();
@@ -93,8 +110,9 @@ public final class SnapshotFile {
                 throw new IOException(source + " is not a Ratchet snapshot");
             }
             byte version = in.readByte();
-            if (version != FORMAT_VERSION) {
-                throw new IOException(source + " has snapshot format " + version + "; this node reads " + FORMAT_VERSION);
+            if (version != FORMAT_VERSION && version != WITHOUT_SESSIONS) {
+                throw new IOException(source + " has snapshot format " + version + "; this node reads "
+                        + WITHOUT_SESSIONS + " and " + FORMAT_VERSION);
             }
             long lastEntryIndex = in.readLong();
             long clusterTime = in.readLong();
@@ -120,6 +138,17 @@ public final class SnapshotFile {
                 String key = Codec.readString(in);
                 remembered.put(key, new CompareExchangeStore.Remembered(in.readLong(), in.readLong(), Codec.readResultList(in)));
             }
+            List<ClientSessions.Session> sessions = new ArrayList<>();
+            long sessionCount = version == WITHOUT_SESSIONS ? 0 : in.readLong();
+            for (long i = 0; i < sessionCount; i++) {
+                ClientSessions.Session session = new ClientSessions.Session(in.readLong(), in.readLong(), in.readLong());
+                session.highestSequence = in.readLong();
+                int kept = in.readInt();
+                for (int k = 0; k < kept; k++) {
+                    session.kept.put(in.readLong(), Codec.readResultList(in));
+                }
+                sessions.add(session);
+            }
             long expected = crc.getValue();
             long stored = in.readLong();
             if (stored != expected) {
@@ -130,7 +159,7 @@ public final class SnapshotFile {
                 throw new IOException(source + " is corrupt: bytes after the checksum");
             }
             return CompareExchangeStore.restore(clusterTime, lastEntryIndex, items, documents, tombstones, watermark,
-                    remembered);
+                    remembered, sessions);
         } catch (EOFException | InvalidCommandException e) {
             verifyChecksum(source);
             throw new IOException(source + " has a valid checksum but does not parse as snapshot format "

@@ -33,7 +33,7 @@ class CompareExchangeStoreTest {
     }
 
     static Entry entry(long stamp, Command... commands) {
-        return new Entry(stamp, List.of(Request.of(List.of(commands))));
+        return Entry.untagged(stamp, List.of(Request.of(List.of(commands))));
     }
 
     static Item item(String key, String value, long index) {
@@ -182,17 +182,17 @@ class CompareExchangeStoreTest {
 
     @Test
     void clusterTimeNeverMovesBackwards() {
-        store.applyEntry(new Entry(2_000, List.of()), 1);
-        store.applyEntry(new Entry(1_500, List.of()), 2);
+        store.applyEntry(Entry.untagged(2_000, List.of()), 1);
+        store.applyEntry(Entry.untagged(1_500, List.of()), 2);
         assertEquals(2_000, store.clusterTime(), "a new leader with a slower clock does not turn time back");
-        store.applyEntry(new Entry(2_500, List.of()), 3);
+        store.applyEntry(Entry.untagged(2_500, List.of()), 3);
         assertEquals(2_500, store.clusterTime());
     }
 
     @Test
     void replayingAnIndexIsABugNotInput() {
-        store.applyEntry(new Entry(1, List.of()), 5);
-        assertThrows(IllegalStateException.class, () -> store.applyEntry(new Entry(1, List.of()), 5));
+        store.applyEntry(Entry.untagged(1, List.of()), 5);
+        assertThrows(IllegalStateException.class, () -> store.applyEntry(Entry.untagged(1, List.of()), 5));
     }
 
     @Test

@@ -28,7 +28,7 @@ class SnapshotFileTest {
         store.applyEntry(entry(1_100, new Command.Transaction(List.of(new Command.PutDocument("users/1", "{}", 0)))), 2);
         store.applyEntry(entry(1_200, new Command.Put("b", "2", 0, null)), 3);
         store.applyEntry(entry(1_300, new Command.Delete("b", 3)), 4);
-        store.applyEntry(new Entry(1_400, List.of(new Request("idem", 60_000, List.of(new Command.Put("c", "3", 0, null))))), 5);
+        store.applyEntry(Entry.untagged(1_400, List.of(new Request("idem", 60_000, List.of(new Command.Put("c", "3", 0, null))))), 5);
         return store;
     }
 
@@ -46,7 +46,7 @@ class SnapshotFileTest {
         assertEquals(store.expiredAt(10_000, 10), copy.expiredAt(10_000, 10));
         // the remembered idempotent result survives: a resend after restore is still answered from it
         Request resend = new Request("idem", 60_000, List.of(new Command.Put("c", "3", 0, null)));
-        List<Result> answer = copy.applyEntry(new Entry(2_000, List.of(resend)), 6);
+        List<Result> answer = copy.applyEntry(Entry.untagged(2_000, List.of(resend)), 6);
         assertEquals(true, ((Result.Write) answer.get(0)).successful());
         assertEquals(5, copy.get("c").index());
     }

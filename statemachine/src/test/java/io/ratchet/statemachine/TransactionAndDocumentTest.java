@@ -102,18 +102,18 @@ class TransactionAndDocumentTest {
     @Test
     void anIdempotentRequestAppliesOnceAndItsResendGetsTheFirstResult() {
         Request request = new Request("order-42", 60_000, List.of(new Command.Put("orders/42", "1", 0, null)));
-        List<Result> first = store.applyEntry(new Entry(1_000, List.of(request)), 1);
-        List<Result> again = store.applyEntry(new Entry(2_000, List.of(request)), 2);
+        List<Result> first = store.applyEntry(Entry.untagged(1_000, List.of(request)), 1);
+        List<Result> again = store.applyEntry(Entry.untagged(2_000, List.of(request)), 2);
         assertEquals(first, again, "the resend returns the first outcome, not a failed create-only");
         assertTrue(((Result.Write) again.get(0)).successful());
         assertEquals(1, store.get("orders/42").index());
 
         Request other = new Request("order-42", 60_000, List.of(new Command.Put("orders/43", "1", 0, null)));
-        assertInstanceOf(Result.Rejected.class, store.applyEntry(new Entry(3_000, List.of(other)), 3).get(0),
+        assertInstanceOf(Result.Rejected.class, store.applyEntry(Entry.untagged(3_000, List.of(other)), 3).get(0),
                 "a key reused for a different request is refused, not answered with another request's result");
         assertNull(store.get("orders/43"));
 
-        List<Result> afterRetention = store.applyEntry(new Entry(61_001, List.of(request)), 4);
+        List<Result> afterRetention = store.applyEntry(Entry.untagged(61_001, List.of(request)), 4);
         assertFalse(((Result.Write) afterRetention.get(0)).successful(), "past the retention the key is forgotten");
     }
 }

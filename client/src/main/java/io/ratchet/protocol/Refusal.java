@@ -1,0 +1,55 @@
+package io.ratchet.protocol;
+
+/**
+ * A front end's typed answer when it did not carry out a message: the client decides what to do from
+ * {@code reason}, never from the text. Unless {@code inDoubt}, nothing was written.
+ *
+ * @param reason        why
+ * @param leaderId      with {@link Reason#NOT_LEADER}: the leader this node knows of, else null
+ * @param leaderAddress its client address, else null
+ * @param message       for people: what was wrong
+ * @param inDoubt       the message had reached Ratis when it failed (a leader that stepped down with it
+ *                      pending, say), so a write in it may yet be applied; false when it was refused
+ *                      before, and certainly wrote nothing
+ */
+public record Refusal(Reason reason, String leaderId, String leaderAddress, String message, boolean inDoubt) {
+    public enum Reason {
+        /** This node is not the leader; send writes to {@code leaderId} at {@code leaderAddress}. */
+        NOT_LEADER,
+        /** No leader is known or ready yet (an election is running): try again shortly, anywhere. */
+        NO_LEADER,
+        /** The message is malformed or invalid: resending it unchanged gets the same answer. */
+        INVALID,
+        /** The node failed to serve it (stopping, overloaded, a bug): safe to resend, to any node. */
+        UNAVAILABLE;
+
+        static Reason of(int code) {
+            Reason[] all = values();
+            if (code < 0 || code >= all.length) {
+                throw new InvalidCommandException("unknown refusal reason " + code);
+            }
+            return all[code];
+        }
+    }
+
+    /** The same refusal, given after the message reached Ratis: a write in it may yet apply. */
+    public Refusal afterSubmission() {
+        return new Refusal(reason, leaderId, leaderAddress, message, true);
+    }
+
+    public static Refusal invalid(String message) {
+        return new Refusal(Reason.INVALID, null, null, message, false);
+    }
+
+    public static Refusal unavailable(String message) {
+        return new Refusal(Reason.UNAVAILABLE, null, null, message, false);
+    }
+
+    public static Refusal noLeader(String message) {
+        return new Refusal(Reason.NO_LEADER, null, null, message, false);
+    }
+
+    public static Refusal notLeader(String leaderId, String leaderAddress) {
+        return new Refusal(Reason.NOT_LEADER, leaderId, leaderAddress, "not the leader; the leader is " + leaderId, false);
+    }
+}

@@ -1,0 +1,62 @@
+package io.ratchet.protocol;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
+
+/**
+ * The front end's gRPC service, {@code ratchet.v1.FrontEnd}, served by every node on its client port
+ * (the address clients are given). Three unary methods; each request and answer is one {@link Codec}
+ * message, carried as the gRPC message's bytes, so the format on the wire is the versioned one the log
+ * uses, and a message that does not parse is refused with a {@link Refusal}, never misread.
+ *
+ * <ul>
+ *   <li>{@code Write}: a batches message with exactly one {@link Batch}; answers a results message
+ *       (one result per command) or a refusal.</li>
+ *   <li>{@code Read}: a query message, served linearizably (by the leader, or by a follower after
+ *       ReadIndex); a watch waits here. Answers a results message or a refusal.</li>
+ *   <li>{@code StaleRead}: a query message served from this node's own state at once.</li>
+ * </ul>
+ *
+ * <p>gRPC (grpc-java, in the relocated copy Ratis ships and uses for its own RPC) carries the
+ * connection, framing, flow control, deadlines and cancellation; Ratchet adds no protocol server of its
+ * own.
+ */
+public final class Rpc {
+    public static final String SERVICE = "ratchet.v1.FrontEnd";
+
+    /** A message's bytes as they are: the codec inside them has its own version and kind. */
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    };
+
+    public static final MethodDescriptor<byte[], byte[]> WRITE = unary("Write");
+    public static final MethodDescriptor<byte[], byte[]> READ = unary("Read");
+    public static final MethodDescriptor<byte[], byte[]> STALE_READ = unary("StaleRead");
+
+    private Rpc() {
+    }
+
+    private static MethodDescriptor<byte[], byte[]> unary(String name) {
+        return MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(MethodDescriptor.MethodType.UNARY)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
+                .setRequestMarshaller(BYTES)
+                .setResponseMarshaller(BYTES)
+                .build();
+    }
+}
