@@ -1,5 +1,6 @@
 package io.ratchet.client;
 
+import io.ratchet.protocol.Command;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,11 +12,16 @@ import java.util.Map;
  * @param peers            node addresses, keyed by node id where known
  * @param group            the cluster's name
  * @param requestTimeout   how long one attempt at one node may take
- * @param maxAttempts      attempts per operation (leader discovery and fail-over each use some)
+ * @param maxAttempts      attempts per operation that reach a node and get no answer; refusals (not the
+ *                         leader, no leader yet) and refused connections are bounded by the timeout alone
  * @param operationTimeout the most one operation may take in all, retries included
+ * @param sessionTimeout   how long the cluster keeps this client's session (what makes a resent write
+ *                         apply once) without a write in it; an idle client opens a new one when it next writes
  */
 public record ClientOptions(Map<String, String> peers, String group, Duration requestTimeout, int maxAttempts,
-                            Duration operationTimeout) {
+                            Duration operationTimeout, Duration sessionTimeout) {
+    /** The default session timeout: far above any retry of one write, short enough not to hoard sessions. */
+    public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofMinutes(5);
 
     public ClientOptions {
         peers = Map.copyOf(peers);
@@ -24,6 +30,10 @@ public record ClientOptions(Map<String, String> peers, String group, Duration re
         }
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("maxAttempts must be at least 1");
+        }
+        if (sessionTimeout.toMillis() < Command.OpenSession.MIN_TIMEOUT_MILLIS
+                || sessionTimeout.toMillis() > Command.OpenSession.MAX_TIMEOUT_MILLIS) {
+            throw new IllegalArgumentException("session timeout must be 1 s .. 1 h, not " + sessionTimeout);
         }
     }
 
@@ -47,14 +57,19 @@ public record ClientOptions(Map<String, String> peers, String group, Duration re
             String id = eq < 0 ? address.replace(':', '_') : s.substring(0, eq).trim();
             map.put(id, address);
         }
-        return new ClientOptions(map, "ratchet", Duration.ofSeconds(3), 12, Duration.ofSeconds(15));
+        return new ClientOptions(map, "ratchet", Duration.ofSeconds(3), 12, Duration.ofSeconds(15),
+                DEFAULT_SESSION_TIMEOUT);
     }
 
     public ClientOptions withGroup(String group) {
-        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout);
+        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout);
     }
 
     public ClientOptions withTimeouts(Duration requestTimeout, int maxAttempts, Duration operationTimeout) {
-        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout);
+        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout);
+    }
+
+    public ClientOptions withSessionTimeout(Duration sessionTimeout) {
+        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout);
     }
 }

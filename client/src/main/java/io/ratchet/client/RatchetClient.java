@@ -1,22 +1,20 @@
 package io.ratchet.client;
 
-import static io.ratchet.protocol.RaftBytes.message;
-
-import io.ratchet.client.session.ClusterSession;
-import io.ratchet.client.session.SessionOptions;
 import io.ratchet.client.lock.Locks;
 import io.ratchet.client.reservation.Reservations;
+import io.ratchet.client.session.ClusterSession;
+import io.ratchet.client.session.SessionOptions;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
-import io.ratchet.protocol.GroupName;
+import io.ratchet.protocol.GroupCommit;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
-import java.io.IOException;
+import io.ratchet.protocol.Rpc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,72 +23,40 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiFunction;
-import java.util.function.Function;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.proto.RaftProtos.LogInfoProto;
-import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.GroupInfoReply;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
-import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
-import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
-import org.apache.ratis.protocol.exceptions.NotLeaderException;
-import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
-import org.apache.ratis.protocol.exceptions.StateMachineException;
-import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
-import org.apache.ratis.retry.ExponentialBackoffRetry;
-import org.apache.ratis.util.TimeDuration;
 
 /**
  * A connection to a Ratchet cluster. Thread-safe; share one per process.
  *
  * <p>Every method has an asynchronous form returning a {@link CompletableFuture} and a blocking form
- * that waits for it. Writes one client sends are applied in the order it sent them. Reads are
- * linearizable unless the method says stale.
+ * that waits for it. Writes one client sends are applied in the order it sent them, each exactly once
+ * however often it had to be resent (the client's session). Reads are linearizable unless the method
+ * says stale.
  *
  * <p>Errors: {@link InvalidRequestException} (nothing written, do not retry unchanged),
  * {@link UnknownOutcomeException} (a write got no answer: it may have been applied),
- * {@link ClusterUnavailableException} (a read got no answer). Every retry is bounded by
- * {@link ClientOptions#maxAttempts()} and {@link ClientOptions#operationTimeout()}.
+ * {@link ClusterUnavailableException} (no node served the call; a write was not applied). Every retry is
+ * bounded by {@link ClientOptions#maxAttempts()} and {@link ClientOptions#operationTimeout()}.
+ *
+ * <p>The parts: {@link FrontEndTransport} holds the connections to the nodes' front ends,
+ * {@link Attempts} the retry rules, {@link ClientSession} exactly-once writes, and two
+ * {@link GroupCommit}s join what this process's threads send at once into one message.
  */
 public final class RatchetClient implements AutoCloseable {
-    private static final String INVALID_MARKER = InvalidCommandException.class.getName() + " from Server ";
-
     private final ClientOptions options;
-    private final RaftGroup group;
+    private final FrontEndTransport transport;
+    private final Attempts attempts;
     /**
-     * Replaced after a request fails for want of an answer: Ratis fails every later ordered request of
-     * a client whose ordered stream broke, so a fresh one (with a fresh client id) takes over.
+     * One write message in flight, always: the session tells a resend from a new message by its
+     * sequence number, which needs each message answered before the next is sent. (Measured best anyway:
+     * docs/PERFORMANCE.md.)
      */
-    private final AtomicReference<RaftClient> raft = new AtomicReference<>();
-    /** Watches hold their answer for long; they get a client of their own with a long request timeout. */
-    private final AtomicReference<RaftClient> watchRaft = new AtomicReference<>();
-    private final AtomicReference<RaftClient> sideRaft = new AtomicReference<>();
-    private final GroupCommit<Request> groupCommit = new GroupCommit<>(GroupCommit.WRITES, this::send,
-            GroupCommit.DEFAULT_MESSAGES_IN_FLIGHT, GroupCommit.MAX_HOLD_NANOS);
+    private final GroupCommit<Request> groupCommit;
     /**
-     * Gets that queue up share one read message and one ReadIndex. One message in flight measured best
-     * (16 clients: 10,567 gets/s, against 7,940 with two and 2,248 unbatched; docs/PERFORMANCE.md);
-     * {@code ratchet.getBatch.inFlight} overrides it for measurements.
+     * Gets that queue up share one read message; the leader's front end joins them with other clients'
+     * under one ReadIndex. {@code ratchet.getBatch.inFlight} overrides the one in flight for measurements.
      */
-    private final GroupCommit<Query.Get> getBatches = new GroupCommit<>(GroupCommit.GETS, this::sendRead,
-            Integer.getInteger("ratchet.getBatch.inFlight", 1), GroupCommit.MAX_HOLD_NANOS);
-    private volatile boolean closed;
+    private final GroupCommit<Query.Get> getBatches;
     private final Metrics metrics = new Metrics();
 
     /** The longest a single watch may wait. */
@@ -98,83 +64,12 @@ public final class RatchetClient implements AutoCloseable {
 
     private RatchetClient(ClientOptions options) {
         this.options = options;
-        List<RaftPeer> peers = options.peers().entrySet().stream()
-                .map(e -> RaftPeer.newBuilder().setId(e.getKey()).setAddress(e.getValue()).build())
-                .toList();
-        this.group = RaftGroup.valueOf(GroupName.toGroupId(options.group()), peers);
-        raft.set(newRaftClient());
-    }
-
-    private RaftClient newRaftClient() {
-        return newRaftClient(options.requestTimeout());
-    }
-
-    private RaftClient watchClient() {
-        return lazily(watchRaft, MAX_WATCH.plus(options.requestTimeout()));
-    }
-
-    /**
-     * Stale reads name one node each. Ratis numbers ordered requests per target, so mixing them with the
-     * leader-bound stream on one client stalls the stream on a node that is both; they get a client of
-     * their own.
-     */
-    private RaftClient sideClient() {
-        return lazily(sideRaft, options.requestTimeout());
-    }
-
-    private RaftClient lazily(AtomicReference<RaftClient> lane, Duration requestTimeout) {
-        synchronized (raft) {
-            RaftClient client = lane.get();
-            if (client == null) {
-                if (closed) {
-                    throw new ClusterUnavailableException("the client is closed", null);
-                }
-                client = newRaftClient(requestTimeout);
-                lane.set(client);
-            }
-            return client;
-        }
-    }
-
-    private RaftClient newRaftClient(Duration requestTimeout) {
-        RaftProperties properties = new RaftProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(properties,
-                TimeDuration.valueOf(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
-        return RaftClient.newBuilder()
-                .setClientId(ClientId.randomId())
-                .setRaftGroup(group)
-                .setProperties(properties)
-                // Ratis' default retries forever; ours gives up, and the operation timeout caps it too.
-                .setRetryPolicy(ExponentialBackoffRetry.newBuilder()
-                        .setBaseSleepTime(TimeDuration.valueOf(100, TimeUnit.MILLISECONDS))
-                        .setMaxSleepTime(TimeDuration.valueOf(1, TimeUnit.SECONDS))
-                        .setMaxAttempts(options.maxAttempts())
-                        .build())
-                .build();
-    }
-
-    /** Swaps in a fresh Ratis client for one whose request went unanswered; later callers use the new one. */
-    private void replace(RaftClient failed) {
-        synchronized (raft) {
-            if (closed) {
-                return;
-            }
-            if (raft.get() == failed) {
-                raft.set(newRaftClient());
-            } else if (!watchRaft.compareAndSet(failed, null) && !sideRaft.compareAndSet(failed, null)) {
-                return;
-            }
-        }
-        // Closing waits for gRPC's graceful shutdown (seconds); the caller's answer must not.
-        CompletableFuture.runAsync(() -> closeQuietly(failed));
-    }
-
-    private static void closeQuietly(RaftClient client) {
-        try {
-            client.close();
-        } catch (IOException | RuntimeException e) {
-            // It has failed already; its in-flight requests end with AlreadyClosedException.
-        }
+        this.transport = new FrontEndTransport(List.copyOf(options.peers().values()));
+        this.attempts = new Attempts(transport, options);
+        ClientSession session = new ClientSession(attempts, options);
+        this.groupCommit = new GroupCommit<>(GroupCommit.WRITES, session::send, 1, GroupCommit.MAX_HOLD_NANOS);
+        this.getBatches = new GroupCommit<>(GroupCommit.GETS, this::sendGets,
+                Integer.getInteger("ratchet.getBatch.inFlight", 1), GroupCommit.MAX_HOLD_NANOS);
     }
 
     /** Connects to {@code host:port,host:port,...} (or {@code id=host:port,...}) with default options. */
@@ -367,7 +262,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return staleFrom(new ArrayList<>(group.getPeers()), 0, get, null);
+        return staleFrom(transport.addresses(), 0, Codec.encodeQuery(get), "no node asked");
     }
 
     /** The document under {@code id} with its guard index, linearizably. */
@@ -392,15 +287,13 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(e));
         }
         // A watch is a read: any failure (no leader yet, say) is retried, within the watch's own time.
-        Message request = message(Codec.encodeQuery(watch));
-        return withRetries(this::watchClient, timeout.plus(options.operationTimeout()), cause -> true,
-                raft -> raft.async().sendReadOnlyUnordered(request),
-                reply -> {
-                    Result.Watched w = (Result.Watched) decodeOne(reply);
+        // A watch is a read: any failure (no leader yet, say) is retried, within the watch's own time.
+        Duration budget = timeout.plus(options.operationTimeout());
+        return sendRead(Codec.encodeQuery(watch), budget, timeout.plus(options.requestTimeout()), "watch")
+                .thenApply(results -> {
+                    Result.Watched w = (Result.Watched) accepted(results.get(0));
                     return new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item()));
-                },
-                (cause, spent) -> new ClusterUnavailableException(
-                        "the watch got no answer in " + spent + " ms (" + describe(cause) + ")", cause));
+                });
     }
 
     public Optional<Item> get(String key) {
@@ -431,56 +324,12 @@ public final class RatchetClient implements AutoCloseable {
 
     /** Asks every configured node, in parallel, for its role, term, indexes and store size. */
     public List<NodeStatus> status() {
-        // A Ratis client of its own, for this call only: a node that does not answer fails its target's
-        // ordered stream, which must neither disturb the other nodes' answers nor outlive this call.
-        RaftClient probe = newRaftClient(options.requestTimeout());
-        try {
-            List<CompletableFuture<NodeStatus>> answers = options.peers().entrySet().stream()
-                    .map(e -> CompletableFuture.supplyAsync(() -> statusOf(probe, e.getKey(), e.getValue())))
-                    .toList();
-            return answers.stream().map(CompletableFuture::join)
-                    .sorted(java.util.Comparator.comparing(NodeStatus::id)).toList();
-        } finally {
-            CompletableFuture.runAsync(() -> closeQuietly(probe));
-        }
-    }
-
-    private NodeStatus statusOf(RaftClient raft, String id, String address) {
-        RaftPeerId peer = RaftPeerId.valueOf(id);
-        try {
-            GroupInfoReply info = raft.getGroupManagementApi(peer).info(group.getGroupId());
-            RoleInfoProto role = info.getRoleInfoProto();
-            LogInfoProto log = info.getLogInfoProto();
-            String self = role.getSelf().getId().toStringUtf8();
-            String leader = switch (role.getRole()) {
-                case LEADER -> self;
-                case FOLLOWER -> role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
-                default -> null;
-            };
-            Result.Stats stats = (Result.Stats) decodeOne(raft.async()
-                    .sendStaleRead(message(Codec.encodeQuery(new Query.Stats())), 0, peer)
-                    .get(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
-            return new NodeStatus(self, address, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
-                    log.getLastEntry().getTerm(), log.getApplied().getIndex(), log.getCommitted().getIndex(),
-                    stats.clusterTime(), stats.itemCount(), null);
-        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
-            return NodeStatus.unreachable(id, address, describe(e));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return NodeStatus.unreachable(id, address, "interrupted");
-        }
+        return StatusProbe.status(options);
     }
 
     @Override
     public void close() {
-        List<RaftClient> open = new ArrayList<>();
-        synchronized (raft) {
-            closed = true;
-            open.add(raft.get());
-            open.add(watchRaft.getAndSet(null));
-            open.add(sideRaft.getAndSet(null));
-        }
-        open.stream().filter(java.util.Objects::nonNull).forEach(RatchetClient::closeQuietly);
+        transport.close();
     }
 
     // ---- the send path
@@ -492,146 +341,62 @@ public final class RatchetClient implements AutoCloseable {
 
     /**
      * Sends a validated request: its commands enter one log entry and apply in order at its index.
-     * Requests that queue up while others are in flight share a message and so a log entry.
+     * Requests that queue up while another is in flight share a message, and the leader's front end
+     * joins messages from many clients into one log entry.
      */
     private CompletableFuture<List<Result>> write(Request validated) {
-        return groupCommit.submit(validated);
+        return groupCommit.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : unwrap(e)));
     }
 
-    /**
-     * Sends one requests message (one or more requests). Refusals made before anything was appended
-     * are resent; any other failure maps to one exception for every request in the message.
-     */
-    private CompletableFuture<List<Result>> send(byte[] request) {
-        Message message = message(request);
-        return withRetries(RatchetClient::refusedBeforeAppend,
-                raft -> raft.async().send(message),
-                reply -> Codec.decodeResults(reply.getMessage().getContent().toByteArray()),
-                (cause, spent) -> new UnknownOutcomeException("the write got no answer in " + spent
-                        + " ms; it may or may not have been applied (" + describe(cause) + ")", cause));
-    }
-
+    /** One read: linearizable, to the leader first, any node's front end can serve it. */
     CompletableFuture<Result> read(Query query) {
         try {
             query.validate();
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        Message request = message(Codec.encodeQuery(query));
-        return withRetries(cause -> true, raft -> raft.async().sendReadOnlyUnordered(request),
-                RatchetClient::decodeOne, RatchetClient::readGaveUp);
+        return sendRead(Codec.encodeQuery(query), options.operationTimeout(), options.requestTimeout(), "read")
+                .thenApply(results -> accepted(results.get(0)));
     }
 
-    /**
-     * Sends one read message (a batch of gets). Unordered: a read need not wait for the replies of
-     * other threads' writes sent before it; it still reflects every write acknowledged before it was
-     * sent, which is what linearizable promises. A read changes nothing, so any failure is retried
-     * until the deadline.
-     */
-    private CompletableFuture<List<Result>> sendRead(byte[] query) {
-        Message request = message(query);
-        return withRetries(cause -> true, raft -> raft.async().sendReadOnlyUnordered(request),
-                reply -> Codec.decodeResults(reply.getMessage().getContent().toByteArray()), RatchetClient::readGaveUp);
+    /** One message of gets. A read changes nothing, so any failure is retried until the deadline. */
+    private CompletableFuture<List<Result>> sendGets(byte[] gets) {
+        return sendRead(gets, options.operationTimeout(), options.requestTimeout(), "read");
     }
 
-    private static RatchetException readGaveUp(Throwable cause, long spent) {
-        return new ClusterUnavailableException("the read got no answer in " + spent + " ms (" + describe(cause) + ")", cause);
-    }
-
-    /**
-     * Sends through the current Ratis client (which itself retries, bounded, across nodes) and, when an
-     * attempt fails in a way {@code retriable} allows, again with jittered backoff until the operation
-     * timeout. Ratis hands some refusals straight back (a leader stepping down, a read index with no
-     * leader yet); those are safe to resend because nothing was appended.
-     */
-    private <T> CompletableFuture<T> withRetries(Predicate<Throwable> retriable,
-                                                 Function<RaftClient, CompletableFuture<RaftClientReply>> send,
-                                                 Function<RaftClientReply, T> decode,
-                                                 BiFunction<Throwable, Long, RatchetException> giveUp) {
-        return withRetries(raft::get, options.operationTimeout(), retriable, send, decode, giveUp);
-    }
-
-    /** As above, through the Ratis client {@code client} gives at each attempt, within {@code budget}. */
-    private <T> CompletableFuture<T> withRetries(Supplier<RaftClient> client, Duration budget, Predicate<Throwable> retriable,
-                                                 Function<RaftClient, CompletableFuture<RaftClientReply>> send,
-                                                 Function<RaftClientReply, T> decode,
-                                                 BiFunction<Throwable, Long, RatchetException> giveUp) {
-        long start = System.nanoTime();
-        long deadline = start + budget.toNanos();
-        return attempt(1, start, deadline, client, retriable, send, decode, giveUp);
-    }
-
-    private <T> CompletableFuture<T> attempt(int attempt, long start, long deadline, Supplier<RaftClient> client,
-                                             Predicate<Throwable> retriable,
-                                             Function<RaftClient, CompletableFuture<RaftClientReply>> send,
-                                             Function<RaftClientReply, T> decode,
-                                             BiFunction<Throwable, Long, RatchetException> giveUp) {
-        RaftClient raft = client.get();
-        long left = Math.max(1, deadline - System.nanoTime());
-        return send.apply(raft)
-                .orTimeout(left, TimeUnit.NANOSECONDS)
-                .handle((reply, error) -> {
-                    if (error == null && reply.isSuccess()) {
-                        return CompletableFuture.completedFuture(decode.apply(reply));
+    private CompletableFuture<List<Result>> sendRead(byte[] query, Duration budget, Duration perAttempt, String what) {
+        return attempts.send(Rpc.READ, query, budget, perAttempt)
+                .handle((delivery, error) -> {
+                    if (error == null) {
+                        return Codec.decodeResults(delivery.results());
                     }
-                    Throwable cause = error != null ? unwrap(error) : reply.getException();
-                    RatchetException invalid = invalidFrom(cause);
-                    if (invalid != null) {
-                        return CompletableFuture.<T>failedFuture(invalid);
+                    Throwable cause = unwrap(error);
+                    if (cause instanceof RatchetException r) {
+                        throw r;
                     }
-                    replace(raft);
-                    long pause = backoffNanos(attempt);
-                    if (!(cause instanceof TimeoutException) && retriable.test(cause)
-                            && System.nanoTime() + pause < deadline && !closed) {
-                        Executor later = CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS);
-                        return CompletableFuture.supplyAsync(() -> null, later)
-                                .thenCompose(x -> attempt(attempt + 1, start, deadline, client, retriable, send, decode, giveUp));
-                    }
-                    long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                    return CompletableFuture.<T>failedFuture(giveUp.apply(cause, spent));
-                })
-                .thenCompose(f -> f);
+                    Attempts.GaveUp g = (Attempts.GaveUp) cause;
+                    throw new ClusterUnavailableException("the " + what + " got no answer in " + g.spentMillis
+                            + " ms (" + g.getMessage() + ")", g);
+                });
     }
 
-    /** Exponential, capped at one second, with full jitter so retrying clients spread out. */
-    private static long backoffNanos(int attempt) {
-        long cap = TimeUnit.MILLISECONDS.toNanos(Math.min(1000, 50L << Math.min(attempt, 5)));
-        return ThreadLocalRandom.current().nextLong(cap / 10, cap + 1);
-    }
-
-    /** Refusals Ratis gives before anything is appended: a fresh send cannot apply twice. */
-    private static boolean refusedBeforeAppend(Throwable cause) {
-        return cause instanceof LeaderSteppingDownException || cause instanceof LeaderNotReadyException
-                || cause instanceof NotLeaderException || cause instanceof ServerNotReadyException
-                || cause instanceof TransferLeadershipException;
-    }
-
-    private CompletableFuture<StaleRead<Optional<Item>>> staleFrom(List<RaftPeer> peers, int i, Query.Get get, Throwable last) {
-        if (i == peers.size()) {
+    private CompletableFuture<StaleRead<Optional<Item>>> staleFrom(List<String> nodes, int i, byte[] get, String last) {
+        if (i == nodes.size()) {
             return CompletableFuture.failedFuture(new ClusterUnavailableException(
-                    "no node answered a stale read (" + describe(last) + ")", last));
+                    "no node answered a stale read (" + last + ")", null));
         }
-        RaftPeer peer = peers.get(i);
-        RaftClient side = sideClient();
-        return side.async().sendStaleRead(message(Codec.encodeQuery(get)), 0, peer.getId())
-                .orTimeout(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .handle((reply, error) -> {
-                    if (error == null && reply.isSuccess()) {
-                        Item item = ((Result.Found) decodeOne(reply)).item();
-                        return CompletableFuture.completedFuture(
-                                new StaleRead<Optional<Item>>(Optional.ofNullable(item), peer.getAddress()));
-                    }
-                    Throwable cause = error != null ? unwrap(error) : reply.getException();
-                    if (cause instanceof AlreadyClosedException) {
-                        replace(side); // a node's ordered stream failed for good on this client
-                    }
-                    return staleFrom(peers, i + 1, get, cause);
-                })
-                .thenCompose(f -> f);
-    }
-
-    private static Result decodeOne(RaftClientReply reply) {
-        return accepted(Codec.decodeResults(reply.getMessage().getContent().toByteArray()).get(0));
+        String node = nodes.get(i);
+        return transport.call(Rpc.STALE_READ, node, get, options.requestTimeout()).thenCompose(outcome -> {
+            if (outcome instanceof FrontEndTransport.Answered a) {
+                Item item = ((Result.Found) accepted(Codec.decodeResults(a.results()).get(0))).item();
+                return CompletableFuture.completedFuture(new StaleRead<>(Optional.ofNullable(item), node));
+            }
+            if (outcome instanceof FrontEndTransport.Refused r && r.refusal().reason() == io.ratchet.protocol.Refusal.Reason.INVALID) {
+                return CompletableFuture.failedFuture(new InvalidRequestException(r.refusal().message(), null));
+            }
+            return staleFrom(nodes, i + 1, get, node + ": " + outcome);
+        });
     }
 
     /** {@code result}, unless it is a {@link Result.Rejected}: then the invalid-request error it stands for. */
@@ -640,24 +405,6 @@ public final class RatchetClient implements AutoCloseable {
             throw invalid(new InvalidCommandException(r.reason()));
         }
         return result;
-    }
-
-    /** A node refuses invalid input with our exception wrapped in Ratis' StateMachineException. */
-    private static RatchetException invalidFrom(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof InvalidCommandException e) {
-                return invalid(e);
-            }
-            if (t instanceof StateMachineException && t.getMessage() != null) {
-                int at = t.getMessage().indexOf(INVALID_MARKER);
-                if (at >= 0) {
-                    String rest = t.getMessage().substring(at + INVALID_MARKER.length());
-                    int colon = rest.indexOf(": ");
-                    return invalid(new InvalidCommandException(colon < 0 ? rest : rest.substring(colon + 2)));
-                }
-            }
-        }
-        return null;
     }
 
     private static InvalidRequestException invalid(InvalidCommandException e) {
@@ -671,14 +418,14 @@ public final class RatchetClient implements AutoCloseable {
         return Json.write(value);
     }
 
-    private static Throwable unwrap(Throwable t) {
+    static Throwable unwrap(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }
         return t;
     }
 
-    private static String describe(Throwable t) {
+    static String describe(Throwable t) {
         if (t == null) {
             return "no detail";
         }

@@ -1,10 +1,5 @@
-package io.ratchet.client;
+package io.ratchet.protocol;
 
-import io.ratchet.protocol.Codec;
-import io.ratchet.protocol.Limits;
-import io.ratchet.protocol.Query;
-import io.ratchet.protocol.Request;
-import io.ratchet.protocol.Result;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,9 +13,11 @@ import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
 /**
- * Client-side group commit: the requests that queue up while earlier ones are in flight travel
- * together as one message, so one Raft log entry (one replication round, one fsync on each node)
- * carries many writes, and one ReadIndex round serves many gets. A lone request is sent at once.
+ * Group commit: the members that queue up while earlier messages are in flight travel together as one
+ * message, so one Raft log entry (one replication round, one fsync on each node) carries many writes,
+ * and one ReadIndex round serves many gets. A lone member is sent at once. A client uses it for its own
+ * threads' requests; the leader's front end uses it again for the batches of all its clients, so that
+ * one entry carries the writes of many processes.
  *
  * <p>The hold. Closed-loop callers (threads that each send their next request when the last is
  * answered) come back together after a message is answered. Sending the first of them at once, alone,
@@ -39,24 +36,31 @@ import java.util.function.ToIntFunction;
  *
  * @param <T> what is batched: a write {@link Request} or a {@link Query.Get}
  */
-final class GroupCommit<T> {
+public final class GroupCommit<T> {
     /** Sends one message; completes with every result in order, or fails as the client maps it. */
     @FunctionalInterface
-    interface Transport {
+    public interface Transport {
         CompletableFuture<List<Result>> send(byte[] message);
     }
 
     /** How members are encoded, joined into a message, and bounded. */
-    record Format<T>(Function<T, byte[]> encode, Function<List<byte[]>, byte[]> join, ToIntFunction<T> results,
+    public record Format<T>(Function<T, byte[]> encode, Function<List<byte[]>, byte[]> join, ToIntFunction<T> results,
                      int framingBytes, int maxResults) {
     }
 
     /** Write requests: one requests message, one log entry. */
-    static final Format<Request> WRITES = new Format<>(Codec::encodeRequest, Codec::joinRequests,
+    public static final Format<Request> WRITES = new Format<>(Codec::encodeRequest, Codec::joinRequests,
             r -> r.commands().size(), Codec.REQUESTS_FRAMING_BYTES, Limits.MAX_COMMANDS_PER_REQUEST);
 
+    /**
+     * Client batches on the leader's front end: one batches message, one log entry for many clients. An
+     * entry may hold several clients' full messages; the byte bound keeps it well inside Ratis' buffers.
+     */
+    public static final Format<Batch> BATCHES = new Format<>(Codec::encodeBatch, Codec::joinBatches,
+            Batch::commandCount, Codec.BATCHES_FRAMING_BYTES, 4 * Limits.MAX_COMMANDS_PER_REQUEST);
+
     /** Linearizable gets: one {@link Query.Gets} message, one ReadIndex. */
-    static final Format<Query.Get> GETS = new Format<>(Codec::encodeGet, Codec::joinGets, g -> 1,
+    public static final Format<Query.Get> GETS = new Format<>(Codec::encodeGet, Codec::joinGets, g -> 1,
             Codec.GETS_FRAMING_BYTES, Query.Gets.MAX_GETS);
 
     /**
@@ -65,13 +69,13 @@ final class GroupCommit<T> {
      * docs/PERFORMANCE.md). The system property {@code ratchet.groupCommit.inFlight} overrides it for
      * measurements; a large value turns batching off.
      */
-    static final int DEFAULT_MESSAGES_IN_FLIGHT = Integer.getInteger("ratchet.groupCommit.inFlight", 1);
+    public static final int DEFAULT_MESSAGES_IN_FLIGHT = Integer.getInteger("ratchet.groupCommit.inFlight", 1);
 
     /**
      * The longest a hold lasts: 1 ms, or the system property {@code ratchet.groupCommit.maxHoldMicros}
      * (0 turns holds off).
      */
-    static final long MAX_HOLD_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("ratchet.groupCommit.maxHoldMicros", 1000));
+    public static final long MAX_HOLD_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("ratchet.groupCommit.maxHoldMicros", 1000));
 
     /** One daemon thread for every client's hold timers; it only ends holds that nobody filled. */
     private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -101,7 +105,7 @@ final class GroupCommit<T> {
     private boolean timerArmed;
 
     /** {@code maxHoldNanos}: the longest a hold lasts (see the class comment); 0 for no holds. */
-    GroupCommit(Format<T> format, Transport transport, int messagesInFlight, long maxHoldNanos) {
+    public GroupCommit(Format<T> format, Transport transport, int messagesInFlight, long maxHoldNanos) {
         this(format, transport, messagesInFlight, maxHoldNanos, System::nanoTime);
     }
 
@@ -124,12 +128,12 @@ final class GroupCommit<T> {
      * Queues a validated request and sends it as soon as a message slot is free, together with
      * whatever else is queued by then. Completes with its commands' results in order.
      */
-    CompletableFuture<List<Result>> submit(T validated) {
+    public CompletableFuture<List<Result>> submit(T validated) {
         byte[] encoded = format.encode().apply(validated);
         if (encoded.length + format.framingBytes() > Limits.MAX_REQUEST_BYTES) {
             // The node refuses such a message whole; refusing it here keeps it out of anyone's batch.
-            return CompletableFuture.failedFuture(new InvalidRequestException("request is "
-                    + (encoded.length + format.framingBytes()) + " bytes; the limit is " + Limits.MAX_REQUEST_BYTES, null));
+            return CompletableFuture.failedFuture(new InvalidCommandException("request is "
+                    + (encoded.length + format.framingBytes()) + " bytes; the limit is " + Limits.MAX_REQUEST_BYTES));
         }
         Pending pending = new Pending(encoded, format.results().applyAsInt(validated), new CompletableFuture<>());
         synchronized (lock) {
@@ -198,7 +202,7 @@ final class GroupCommit<T> {
      */
     private void sendWhatIsQueued() {
         while (true) {
-            Batch batch;
+            Outgoing batch;
             synchronized (lock) {
                 if (!mayTake()) {
                     sending = false;
@@ -224,7 +228,7 @@ final class GroupCommit<T> {
      * Under the lock: the head of the queue, up to the byte and command bounds (at least one request),
      * stamped with the time it leaves.
      */
-    private Batch takeBatch() {
+    private Outgoing takeBatch() {
         List<Pending> batch = new ArrayList<>();
         int bytes = format.framingBytes();
         int commands = 0;
@@ -239,14 +243,14 @@ final class GroupCommit<T> {
             commands += next.commands;
         }
         queuedCommands -= commands;
-        return new Batch(batch, commands, nanoClock.getAsLong());
+        return new Outgoing(batch, commands, nanoClock.getAsLong());
     }
 
     /**
      * Frees the slot, starts a hold for this message's callers (see the class comment), sends what is
      * queued if nothing holds it, then hands each request its own results.
      */
-    private void finished(Batch batch, List<Result> results, Throwable error) {
+    private void finished(Outgoing batch, List<Result> results, Throwable error) {
         boolean sender;
         synchronized (lock) {
             inFlight--;
@@ -281,6 +285,6 @@ final class GroupCommit<T> {
     }
 
     /** One message's requests, their commands (what the answer must hold) and when it was sent. */
-    private record Batch(List<Pending> requests, int commands, long sentAt) {
+    private record Outgoing(List<Pending> requests, int commands, long sentAt) {
     }
 }

@@ -1,4 +1,4 @@
-package io.ratchet.client;
+package io.ratchet.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -7,12 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.awaitility.Awaitility.await;
 
-import io.ratchet.protocol.Codec;
-import io.ratchet.protocol.Command;
-import io.ratchet.protocol.Item;
-import io.ratchet.protocol.Limits;
-import io.ratchet.protocol.Request;
-import io.ratchet.protocol.Result;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -125,7 +119,7 @@ class GroupCommitTest {
         CompletableFuture<List<Result>> b = commit.submit(put("b"));
         transport.acceptAll(0);
 
-        UnknownOutcomeException lost = new UnknownOutcomeException("the write got no answer", null);
+        IllegalStateException lost = new IllegalStateException("the write got no answer");
         transport.answers.get(1).completeExceptionally(lost);
 
         assertTrue(first.isDone() && !first.isCompletedExceptionally(), "an earlier message is not affected");
@@ -162,7 +156,7 @@ class GroupCommitTest {
         transport.acceptAll(0);
         transport.acceptAll(1);
 
-        assertInstanceOf(InvalidRequestException.class, cause(tooBig));
+        assertInstanceOf(InvalidCommandException.class, cause(tooBig));
         assertEquals(List.of(put("fine")), transport.messages.get(1));
         assertEquals("fine", ((Result.Write) fine.join().get(0)).key());
     }

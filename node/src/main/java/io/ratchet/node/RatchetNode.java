@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -17,31 +19,41 @@ import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * One running Ratchet server: a Ratis server with the compare-exchange state machine, listening on
- * its configured port. Its log and snapshots live in the configured storage directory and survive
+ * One running Ratchet server: a Ratis server with the compare-exchange state machine and the
+ * {@link FrontEnd} clients talk to, both listening on its configured port. Its log and snapshots live in the configured storage directory and survive
  * restarts: the node always starts with {@code RECOVER}, which formats only an empty directory.
  */
 public final class RatchetNode implements AutoCloseable {
     private final NodeConfig config;
     private final RaftServer server;
+    private final FrontEnd frontEnd;
     private final Sweeper sweeper;
 
-    private RatchetNode(NodeConfig config, RaftServer server) {
+    private RatchetNode(NodeConfig config, RaftServer server, FrontEnd frontEnd) {
         this.config = config;
         this.server = server;
+        this.frontEnd = frontEnd;
         this.sweeper = new Sweeper(server, GroupName.toGroupId(config.group()), config.sweepInterval());
     }
 
     public static RatchetNode start(NodeConfig config) throws IOException {
+        FrontEnd frontEnd = new FrontEnd(GroupName.toGroupId(config.group()));
+        // The front end is served on the client port, which is the node's one port: the address clients
+        // are given is the one they reach it at.
+        Parameters parameters = new Parameters();
+        GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) ->
+                types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()) : builder);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(config.id()))
                 .setGroup(group(config))
                 .setProperties(properties(config))
+                .setParameters(parameters)
                 .setStateMachine(new RatchetStateMachine())
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
+        frontEnd.attach(server);
         server.start();
-        return new RatchetNode(config, server);
+        return new RatchetNode(config, server, frontEnd);
     }
 
     static RaftGroup group(NodeConfig config) {
@@ -118,6 +130,7 @@ public final class RatchetNode implements AutoCloseable {
     @Override
     public void close() throws IOException {
         sweeper.close();
+        frontEnd.close();
         server.close();
     }
 }

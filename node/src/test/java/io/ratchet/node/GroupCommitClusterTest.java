@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.UnknownOutcomeException;
+import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.protocol.Item;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,7 +79,7 @@ class GroupCommitClusterTest {
     }
 
     @Test
-    void whenNoNodeAnswersEveryWriteOfABatchReportsAnUnknownOutcome() {
+    void whenNoNodeCanBeReachedEveryWriteOfABatchIsReportedUnavailableAndNotApplied() {
         try (LocalCluster cluster = LocalCluster.start(3, dir)) {
             RatchetClient client = cluster.client(ClientOptions.parse(cluster.peers())
                     .withTimeouts(Duration.ofMillis(500), 2, Duration.ofSeconds(2)));
@@ -92,7 +92,8 @@ class GroupCommitClusterTest {
             }
             for (CompletableFuture<CompareExchangeResult> w : writes) {
                 CompletionException e = org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, w::join);
-                assertInstanceOf(UnknownOutcomeException.class, e.getCause());
+                // No connection could be made, so nothing was delivered: certain, not an unknown outcome.
+                assertInstanceOf(ClusterUnavailableException.class, e.getCause());
             }
         }
     }

@@ -156,6 +156,11 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** The address clients reach node {@code id} at. */
+    String address(String id) {
+        return configs.get(id).peers().get(id);
+    }
+
     NodeConfig config(String id) {
         return configs.get(id);
     }

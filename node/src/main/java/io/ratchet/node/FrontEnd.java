@@ -1,0 +1,329 @@
+package io.ratchet.node;
+
+import io.ratchet.protocol.Batch;
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.GroupCommit;
+import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.RaftBytes;
+import io.ratchet.protocol.Refusal;
+import io.ratchet.protocol.Result;
+import io.ratchet.protocol.Rpc;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
+import org.apache.ratis.thirdparty.io.grpc.stub.ServerCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's front end: Ratchet's own gRPC service ({@link Rpc}), served on the node's client port
+ * beside Ratis' services, which clients talk to instead of Ratis' client protocol.
+ *
+ * <p>Writes. On the leader, the batches waiting from every connection are joined into one proposal and
+ * so one log entry ({@link GroupCommit#BATCHES}), submitted to the local Ratis server in-process; each
+ * caller gets its own results. A follower does not forward: it refuses with {@link Refusal.Reason#NOT_LEADER}
+ * and names the leader, and the client sends there itself (one hop, not two; see docs/DESIGN.md).
+ *
+ * <p>Reads. Gets from every connection share one read message and one ReadIndex (or leader-lease
+ * check); other queries and watches go to Ratis' read path one by one. Any node serves them: a
+ * follower's ReadIndex asks the leader. Stale reads are answered from this node's state at once.
+ *
+ * <p>Bad input. Every message is decoded and validated before anything is queued; one that does not
+ * parse or is invalid gets a {@link Refusal.Reason#INVALID} answer naming what is wrong, and nothing is
+ * written. No input reaches the log that the state machine would refuse.
+ */
+final class FrontEnd implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(FrontEnd.class);
+
+    private final RaftGroupId groupId;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callId = new AtomicLong();
+    /**
+     * Submissions to Ratis run here, never on the thread that completed the last one: that thread is
+     * often Ratis' own (the state machine updater completes reads), and Ratis' submit blocks its caller
+     * until its client executor takes the request, which can wait on that very thread. One thread each
+     * keeps proposals, and reads, in the order the group commits send them.
+     */
+    private final ExecutorService proposing = Executors.newSingleThreadExecutor(daemon("ratchet-front-end-propose"));
+    private final ExecutorService reading = Executors.newSingleThreadExecutor(daemon("ratchet-front-end-read"));
+    private final GroupCommit<Batch> writes;
+    private final GroupCommit<Query.Get> gets;
+    private volatile RaftServer server;
+
+    FrontEnd(RaftGroupId groupId) {
+        this.groupId = groupId;
+        this.writes = new GroupCommit<>(GroupCommit.BATCHES, this::propose,
+                Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), GroupCommit.MAX_HOLD_NANOS);
+        this.gets = new GroupCommit<>(GroupCommit.GETS, message -> read(message).thenApply(Codec::decodeResults),
+                Integer.getInteger("ratchet.frontEnd.readsInFlight", 1), GroupCommit.MAX_HOLD_NANOS);
+    }
+
+    /** The gRPC service, for Ratis to add to its server before it starts. */
+    ServerServiceDefinition service() {
+        return ServerServiceDefinition.builder(Rpc.SERVICE)
+                .addMethod(Rpc.WRITE, ServerCalls.asyncUnaryCall(this::write))
+                .addMethod(Rpc.READ, ServerCalls.asyncUnaryCall(this::read))
+                .addMethod(Rpc.STALE_READ, ServerCalls.asyncUnaryCall(this::staleRead))
+                .build();
+    }
+
+    /** Called once the Ratis server is built; until then every call is refused as unavailable. */
+    void attach(RaftServer server) {
+        this.server = server;
+    }
+
+    // ---- handlers
+
+    private void write(byte[] message, StreamObserver<byte[]> answer) {
+        Batch batch;
+        try {
+            List<Batch> batches = Codec.decodeBatches(message);
+            if (batches.size() != 1) {
+                throw new InvalidCommandException("a write message carries one batch, not " + batches.size());
+            }
+            batch = batches.get(0);
+            batch.validate();
+        } catch (InvalidCommandException e) {
+            refuse(answer, Refusal.invalid(e.getMessage()));
+            return;
+        }
+        Refusal notHere = leaderRefusal();
+        if (notHere != null) {
+            refuse(answer, notHere);
+            return;
+        }
+        writes.submit(batch).whenComplete((results, error) -> {
+            if (error != null) {
+                // Ratis may have appended it before it failed (a leader stepping down fails what is pending).
+                refuse(answer, refusalFor(error).afterSubmission());
+            } else {
+                reply(answer, Codec.encodeResults(results));
+            }
+        });
+    }
+
+    private void read(byte[] message, StreamObserver<byte[]> answer) {
+        Query query;
+        try {
+            query = Codec.decodeQuery(message);
+            query.validate();
+        } catch (InvalidCommandException e) {
+            refuse(answer, Refusal.invalid(e.getMessage()));
+            return;
+        }
+        CompletableFuture<byte[]> results = query instanceof Query.Gets batch ? together(batch) : read(message);
+        results.whenComplete((bytes, error) -> {
+            if (error != null) {
+                refuse(answer, refusalFor(error));
+            } else {
+                reply(answer, bytes);
+            }
+        });
+    }
+
+    /** A client's gets, each queued with every other client's, answered together in the client's order. */
+    private CompletableFuture<byte[]> together(Query.Gets batch) {
+        List<CompletableFuture<List<Result>>> each = batch.gets().stream().map(gets::submit).toList();
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            List<Result> results = new ArrayList<>(each.size());
+            each.forEach(f -> results.addAll(f.join()));
+            return Codec.encodeResults(results);
+        });
+    }
+
+    private void staleRead(byte[] message, StreamObserver<byte[]> answer) {
+        try {
+            Query query = Codec.decodeQuery(message);
+            query.validate();
+            if (query instanceof Query.Watch) {
+                throw new InvalidCommandException("a watch is not a stale read");
+            }
+        } catch (InvalidCommandException e) {
+            refuse(answer, Refusal.invalid(e.getMessage()));
+            return;
+        }
+        RaftServer.Division division;
+        try {
+            division = division();
+        } catch (IOException e) {
+            refuse(answer, Refusal.unavailable(e.getMessage()));
+            return;
+        }
+        division.getStateMachine().query(RaftBytes.message(message)).whenComplete((reply, error) -> {
+            if (error != null) {
+                refuse(answer, refusalFor(error));
+            } else {
+                reply(answer, reply.getContent().toByteArray());
+            }
+        });
+    }
+
+    // ---- the way into Ratis, in-process
+
+    /** One proposal (the batches of one or many clients) to the local server: one log entry. */
+    private CompletableFuture<List<Result>> propose(byte[] batches) {
+        return submit(batches, RaftClientRequest.writeRequestType(), proposing).thenApply(Codec::decodeResults);
+    }
+
+    /** One query through Ratis' linearizable read path: ReadIndex, or the leader's lease. */
+    private CompletableFuture<byte[]> read(byte[] query) {
+        return submit(query, RaftClientRequest.readRequestType(), reading);
+    }
+
+    private CompletableFuture<byte[]> submit(byte[] message, RaftClientRequest.Type type, ExecutorService executor) {
+        try {
+            return CompletableFuture.supplyAsync(() -> submitHere(message, type), executor).thenCompose(f -> f);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new ServerNotReadyException("the node is stopping"));
+        }
+    }
+
+    private CompletableFuture<byte[]> submitHere(byte[] message, RaftClientRequest.Type type) {
+        RaftServer s = server;
+        if (s == null) {
+            return CompletableFuture.failedFuture(new ServerNotReadyException("the node is starting"));
+        }
+        try {
+            return s.submitClientRequestAsync(RaftClientRequest.newBuilder()
+                            .setClientId(clientId)
+                            .setServerId(s.getId())
+                            .setGroupId(groupId)
+                            .setCallId(callId.incrementAndGet())
+                            .setMessage(RaftBytes.message(message))
+                            .setType(type)
+                            .build())
+                    .thenApply(FrontEnd::content);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static byte[] content(RaftClientReply reply) {
+        if (!reply.isSuccess()) {
+            throw new CompletionException(reply.getException());
+        }
+        return reply.getMessage().getContent().toByteArray();
+    }
+
+    // ---- refusals
+
+    /** Null when this node is the leader and ready; else where the client should go. */
+    private Refusal leaderRefusal() {
+        try {
+            DivisionInfo info = division().getInfo();
+            if (info.isLeader()) {
+                return info.isLeaderReady() ? null : Refusal.noLeader("the leader is not ready yet");
+            }
+            return notLeader(info.getLeaderId());
+        } catch (IOException e) {
+            return Refusal.unavailable(e.getMessage());
+        }
+    }
+
+    private Refusal notLeader(RaftPeerId leader) throws IOException {
+        if (leader == null) {
+            return Refusal.noLeader("no leader is known to node " + server.getId() + " yet");
+        }
+        RaftPeer peer = division().getRaftConf().getPeer(leader);
+        if (peer == null) {
+            return Refusal.noLeader("leader " + leader + " is not in node " + server.getId() + "'s configuration");
+        }
+        String client = peer.getClientAddress();
+        String address = client != null && !client.isEmpty() ? client : peer.getAddress();
+        return Refusal.notLeader(leader.toString(), address);
+    }
+
+    /**
+     * What a failure inside Ratis means for the client. Every refusal Ratis gives before it appends is
+     * typed; anything else may have left an entry behind, and the client's session makes its resend safe.
+     */
+    private Refusal refusalFor(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof InvalidCommandException e) {
+            return Refusal.invalid(e.getMessage());
+        }
+        if (cause instanceof StateMachineException && cause.getCause() instanceof InvalidCommandException e) {
+            return Refusal.invalid(e.getMessage());
+        }
+        if (cause instanceof NotLeaderException e) {
+            try {
+                RaftPeer suggested = e.getSuggestedLeader();
+                return suggested == null ? Refusal.noLeader("node " + server.getId() + " lost leadership")
+                        : notLeader(suggested.getId());
+            } catch (IOException io) {
+                return Refusal.unavailable(io.getMessage());
+            }
+        }
+        if (cause instanceof LeaderNotReadyException || cause instanceof LeaderSteppingDownException
+                || cause instanceof TransferLeadershipException || cause instanceof ServerNotReadyException) {
+            return Refusal.noLeader(cause.getClass().getSimpleName() + ": " + cause.getMessage());
+        }
+        LOG.debug("front end request failed", cause);
+        return Refusal.unavailable(cause.getClass().getSimpleName() + ": " + cause.getMessage());
+    }
+
+    private RaftServer.Division division() throws IOException {
+        RaftServer s = server;
+        if (s == null) {
+            throw new ServerNotReadyException("the node is starting");
+        }
+        return s.getDivision(groupId);
+    }
+
+    private static void refuse(StreamObserver<byte[]> answer, Refusal refusal) {
+        reply(answer, Codec.encodeRefusal(refusal));
+    }
+
+    private static void reply(StreamObserver<byte[]> answer, byte[] bytes) {
+        try {
+            answer.onNext(bytes);
+            answer.onCompleted();
+        } catch (RuntimeException e) {
+            // The caller went away (cancelled, timed out, disconnected): nobody is left to tell.
+            LOG.debug("answer not delivered", e);
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    @Override
+    public void close() {
+        server = null;
+        proposing.shutdownNow();
+        reading.shutdownNow();
+    }
+}
