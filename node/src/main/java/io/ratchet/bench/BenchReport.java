@@ -13,13 +13,13 @@ import java.util.Locale;
  * @param exhausted         operations that gave up after {@link Workload#MAX_ATTEMPTS} refused writes
  * @param errors            operations that failed with an exception during the measured seconds
  */
-public record BenchReport(String workload, int clients, double seconds, double commitsPerSecond, double p50Millis,
+public record BenchReport(String workload, int clients, int instances, double seconds, double commitsPerSecond, double p50Millis,
                           double p99Millis, double attemptsPerCommit, long exhausted, long errors) {
 
     public String toJsonLine() {
-        return String.format(Locale.ROOT, "{\"system\":\"ratchet\",\"workload\":\"%s\",\"clients\":%d,\"seconds\":%.1f,"
+        return String.format(Locale.ROOT, "{\"system\":\"ratchet\",\"workload\":\"%s\",\"clients\":%d,\"instances\":%d,\"seconds\":%.1f,"
                         + "\"commits_per_s\":%.0f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,\"attempts_per_commit\":%.2f,"
                         + "\"exhausted\":%d,\"errors\":%d}",
-                workload, clients, seconds, commitsPerSecond, p50Millis, p99Millis, attemptsPerCommit, exhausted, errors);
+                workload, clients, instances, seconds, commitsPerSecond, p50Millis, p99Millis, attemptsPerCommit, exhausted, errors);
     }
 }

@@ -14,12 +14,13 @@ import org.HdrHistogram.Recorder;
 
 /**
  * Runs a workload with a fixed number of closed-loop clients (each a thread that starts its next
- * operation when the last one ends) sharing one {@link RatchetClient}, as an application would: first
- * a warm-up whose figures are thrown away, then the measured seconds. Prints a progress line per
- * second to {@code progress}; returns the measured figures.
+ * operation when the last one ends) spread over one or more {@link RatchetClient} instances (one shared
+ * instance: one application process's threads; one each: as many processes), first a warm-up whose
+ * figures are thrown away, then the measured seconds. Prints a progress line per second to
+ * {@code progress}; returns the measured figures.
  */
 public final class LoadRunner {
-    private final RatchetClient client;
+    private final List<RatchetClient> instances;
     private final Workload workload;
     private final int clients;
     private final PrintStream progress;
@@ -37,10 +38,17 @@ public final class LoadRunner {
     private volatile String lastError;
 
     public LoadRunner(RatchetClient client, Workload workload, int clients, PrintStream progress) {
+        this(List.of(client), workload, clients, progress);
+    }
+
+    public LoadRunner(List<RatchetClient> instances, Workload workload, int clients, PrintStream progress) {
         if (clients < 1) {
             throw new IllegalArgumentException("at least one client is needed, not " + clients);
         }
-        this.client = client;
+        if (instances.isEmpty() || instances.size() > clients) {
+            throw new IllegalArgumentException("1.." + clients + " client instances, not " + instances.size());
+        }
+        this.instances = List.copyOf(instances);
         this.workload = workload;
         this.clients = clients;
         this.progress = progress;
@@ -51,7 +59,7 @@ public final class LoadRunner {
             throw new IllegalArgumentException("the measured duration must be positive");
         }
         String run = Long.toString(System.currentTimeMillis(), 36);
-        Workload.Clients prepared = workload.prepare(client, run, clients, stopping::get);
+        Workload.Clients prepared = workload.prepare(instances, run, clients, stopping::get);
         List<Thread> threads = new ArrayList<>();
         for (int n = 0; n < clients; n++) {
             Workload.Operation operation = prepared.client(n);
@@ -70,7 +78,7 @@ public final class LoadRunner {
             double seconds = (System.nanoTime() - start) / 1e9;
             Histogram h = latencyMicros.getIntervalHistogram();
             long committed = commits.sum();
-            return new BenchReport(workload.label(), clients, seconds, committed / seconds,
+            return new BenchReport(workload.label(), clients, instances.size(), seconds, committed / seconds,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0,
                     committed == 0 ? 0 : (double) attempts.sum() / committed, exhausted.sum(), errors.sum());
         } finally {

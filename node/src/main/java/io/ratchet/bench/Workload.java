@@ -7,6 +7,7 @@ import io.ratchet.client.lock.Locks;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Item;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
@@ -65,28 +66,38 @@ public enum Workload {
 
     /**
      * Creates what the run's clients work on (counters, the keys they read) under {@code bench/<run>/},
-     * and returns client {@code n}'s operation factory. {@code stopping} tells a retry loop to give up
-     * at the end of the run.
+     * and returns client {@code n}'s operation factory. Client {@code n} works through
+     * {@code instances[n % instances.size()]}: one shared instance is one process's threads, one instance
+     * each is as many processes. {@code stopping} tells a retry loop to give up at the end of the run.
      */
-    public Clients prepare(RatchetClient client, String run, int clients, BooleanSupplier stopping) {
+    public Clients prepare(List<RatchetClient> instances, String run, int clients, BooleanSupplier stopping) {
         String prefix = "bench/" + run + "/";
+        RatchetClient setup = instances.get(0);
         switch (this) {
             case UPDATE, READ -> {
                 for (int i = 0; i < clients; i++) {
-                    client.write(new Command.Put(prefix + "u-" + i, "0", 0, null));
+                    setup.write(new Command.Put(prefix + "u-" + i, "0", 0, null));
                 }
             }
-            case HOT -> client.write(new Command.Put(prefix + "hot", "0", 0, null));
+            case HOT -> setup.write(new Command.Put(prefix + "hot", "0", 0, null));
             default -> {
             }
         }
-        return n -> switch (this) {
-            case RESERVE -> reserve(client, prefix + "r-" + n + "-");
-            case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
-            case HOT -> () -> increment(client, prefix + "hot", stopping);
-            case READ -> () -> new Outcome(client.get(prefix + "u-" + n).isPresent(), 1);
-            case LOCK -> lockAndRelease(client.locks(), "bench-" + run + "-" + n);
+        return n -> {
+            RatchetClient client = instances.get(n % instances.size());
+            return switch (this) {
+                case RESERVE -> reserve(client, prefix + "r-" + n + "-");
+                case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
+                case HOT -> () -> increment(client, prefix + "hot", stopping);
+                case READ -> () -> new Outcome(client.get(prefix + "u-" + n).isPresent(), 1);
+                case LOCK -> lockAndRelease(client.locks(), "bench-" + run + "-" + n);
+            };
         };
+    }
+
+    /** As above, every client through one instance. */
+    public Clients prepare(RatchetClient client, String run, int clients, BooleanSupplier stopping) {
+        return prepare(List.of(client), run, clients, stopping);
     }
 
     /** The operation of each client of a prepared run. */

@@ -48,11 +48,13 @@ class BenchSmokeTest {
             }
 
             JsonNode line = Json.parse(lastLineOf(() -> Main.run("bench", "--peers", cluster.peers(), "--workload", "lock",
-                    "--clients", "2", "--warmup", "0s", "--duration", "1s")));
+                    "--clients", "2", "--client-instances", "2", "--warmup", "0s", "--duration", "1s")));
             List<String> fields = new ArrayList<>();
             line.fieldNames().forEachRemaining(fields::add);
-            assertEquals(List.of("system", "workload", "clients", "seconds", "commits_per_s", "p50_ms", "p99_ms",
+            // peerbench's fields, and the client instances the clients were spread over
+            assertEquals(List.of("system", "workload", "clients", "instances", "seconds", "commits_per_s", "p50_ms", "p99_ms",
                     "attempts_per_commit", "exhausted", "errors"), fields);
+            assertEquals(2, line.get("instances").asInt());
             assertEquals("ratchet", line.get("system").asText());
             assertEquals("lock", line.get("workload").asText());
             assertTrue(line.get("commits_per_s").asDouble() > 0, line.toString());
