@@ -25,7 +25,8 @@ import java.util.Map;
  * @param testMode  set when a deliberately broken test mode was on
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "anomalies", "result",
+@JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "unknown_per_fault",
+        "anomalies", "result",
         "checks", "skipped", "seed", "nodes", "duration_s", "test_mode", "error", "run_dir"})
 public record Summary(boolean valid, String workload, String nemesis, long ops, long ok, long failed, long unknown,
                       int faults, List<Anomaly> anomalies, String result, Map<String, Validity> checks,
@@ -42,6 +43,15 @@ public record Summary(boolean valid, String workload, String nemesis, long ops, 
             case "error" -> 4;
             default -> 3;
         };
+    }
+
+    /**
+     * Operations that ended with an unknown outcome, per injected fault: with client sessions a write is
+     * resent until a node answers, so this counts only the writes whose whole retry budget a fault ate.
+     */
+    @JsonProperty("unknown_per_fault")
+    public Double unknownPerFault() {
+        return faults == 0 ? null : (double) unknown / faults;
     }
 
     public String toJson() {
