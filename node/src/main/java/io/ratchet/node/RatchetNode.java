@@ -42,7 +42,9 @@ public final class RatchetNode implements AutoCloseable {
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
         GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) ->
-                types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()) : builder);
+                types.contains(GrpcServices.Type.CLIENT)
+                        ? builder.addService(frontEnd.service()).callExecutor(FrontEnd::executorFor)
+                        : builder);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(config.id()))
                 .setGroup(group(config))
