@@ -2,21 +2,14 @@ package io.ratchet.client;
 
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Refusal;
-import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ConnectivityState;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
@@ -28,8 +21,8 @@ import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 
 /**
- * The connections to the nodes' front ends: one gRPC channel and one {@code Calls} stream per node
- * address, opened on first use, and the client's idea of which node leads. One call goes to one node and ends in an {@link Outcome}:
+ * The connections to the nodes' front ends: one gRPC channel per node address, opened on first use,
+ * and the client's idea of which node leads. One call goes to one node and ends in an {@link Outcome}:
  * an answer, a typed refusal, or no answer. Retrying is the caller's business ({@link Attempts}).
  */
 final class FrontEndTransport implements AutoCloseable {
@@ -55,10 +48,7 @@ final class FrontEndTransport implements AutoCloseable {
     record Unanswered(String why, boolean delivered) implements Outcome {
     }
 
-    /** Timeouts of calls on every client's streams: one daemon thread, which only ever completes futures. */
-    private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
-
-    private final Map<String, CallStream> streams = new LinkedHashMap<>();
+    private final Map<String, ManagedChannel> channels = new LinkedHashMap<>();
     private final List<String> addresses;
     private volatile String leader;
     private volatile boolean closed;
@@ -101,147 +91,39 @@ final class FrontEndTransport implements AutoCloseable {
     /** Sends one message to the node at {@code address}; never completes exceptionally. */
     CompletableFuture<Outcome> call(MethodDescriptor<byte[], byte[]> method, String address, byte[] message,
                                     Duration timeout) {
-        CallStream stream;
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        ManagedChannel channel;
         try {
-            stream = stream(address);
+            channel = channel(address);
         } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(new Unanswered(e.getMessage(), false));
-        }
-        return stream.call(methodByte(method), message, timeout);
-    }
-
-    private static byte methodByte(MethodDescriptor<byte[], byte[]> method) {
-        if (method == Rpc.WRITE) {
-            return Rpc.WRITE_CALL;
-        }
-        if (method == Rpc.READ) {
-            return Rpc.READ_CALL;
-        }
-        if (method == Rpc.STALE_READ) {
-            return Rpc.STALE_READ_CALL;
-        }
-        throw new IllegalArgumentException("no call method for " + method.getFullMethodName());
-    }
-
-    /**
-     * One node's {@code Calls} stream: every call this client makes to that node travels on it, framed
-     * with an id, and answers come back in any order. When the stream fails, every call on it ends
-     * unanswered and the next call opens a new one.
-     */
-    private static final class CallStream {
-        private final ManagedChannel channel;
-        private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-        private final AtomicLong ids = new AtomicLong();
-        private StreamObserver<byte[]> requests;
-        /** Set once the node has answered on this stream: from then on its failure may follow a delivery. */
-        private volatile boolean answered;
-
-        private record Pending(CompletableFuture<Outcome> outcome, ScheduledFuture<?> timeout) {
-        }
-
-        CallStream(ManagedChannel channel) {
-            this.channel = channel;
-        }
-
-        CompletableFuture<Outcome> call(byte method, byte[] message, Duration timeout) {
-            long id = ids.incrementAndGet();
-            CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-            ScheduledFuture<?> timer = TIMEOUTS.schedule(() -> finish(id, new Unanswered("timed out", true)),
-                    timeout.toNanos(), TimeUnit.NANOSECONDS);
-            pending.put(id, new Pending(outcome, timer));
-            byte[] frame = Rpc.frame(id, method, message);
-            synchronized (this) {
-                try {
-                    open().onNext(frame);
-                } catch (RuntimeException e) {
-                    requests = null;
-                    finish(id, new Unanswered("the stream failed: " + e.getMessage(), answered));
-                }
-            }
+            outcome.complete(new Unanswered(e.getMessage(), false));
             return outcome;
         }
-
-        /** Under this object's lock: the open stream, or a new one. */
-        private StreamObserver<byte[]> open() {
-            if (requests == null) {
-                if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
-                    // gRPC waits out a growing reconnect backoff (up to 2 min) after failed connections
-                    // and fails calls at once meanwhile, so a node that came back would stay unused that
-                    // long. Our own pauses between attempts already bound how often we try.
-                    channel.resetConnectBackoff();
-                }
-                StreamObserver<byte[]>[] self = new StreamObserver[1];
-                self[0] = ClientCalls.asyncBidiStreamingCall(channel.newCall(Rpc.CALLS, CallOptions.DEFAULT),
-                        new StreamObserver<>() {
-                            @Override
-                            public void onNext(byte[] frame) {
-                                answered = true;
-                                if (frame.length >= Long.BYTES) {
-                                    long id = ByteBuffer.wrap(frame).getLong();
-                                    finish(id, decode(Arrays.copyOfRange(frame, Long.BYTES, frame.length)));
-                                }
-                            }
-
-                            @Override
-                            public void onError(Throwable t) {
-                                closed(self[0], unanswered(t));
-                            }
-
-                            @Override
-                            public void onCompleted() {
-                                closed(self[0], new Unanswered("the node closed the stream", true));
-                            }
-                        });
-                requests = self[0];
-            }
-            return requests;
+        if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+            // gRPC waits out a growing reconnect backoff (up to 2 min) after failed connections and fails
+            // calls at once meanwhile, so a node that came back would stay unused that long. Our own
+            // pauses between attempts already bound how often we try.
+            channel.resetConnectBackoff();
         }
-
-        /** The stream ended: every call still on it ends unanswered, and the next call opens another. */
-        private void closed(StreamObserver<byte[]> stream, Outcome why) {
-            synchronized (this) {
-                if (requests == stream) {
-                    requests = null;
-                }
-            }
-            for (Long id : List.copyOf(pending.keySet())) {
-                finish(id, why);
-            }
-        }
-
-        private void finish(long id, Outcome outcome) {
-            Pending p = pending.remove(id);
-            if (p != null) {
-                p.timeout().cancel(false);
-                p.outcome().complete(outcome);
-            }
-        }
-
-        void close() {
-            synchronized (this) {
-                if (requests != null) {
-                    try {
-                        requests.onCompleted();
-                    } catch (RuntimeException e) {
-                        // already failed
+        ClientCalls.asyncUnaryCall(
+                channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)),
+                message, new StreamObserver<>() {
+                    @Override
+                    public void onNext(byte[] answer) {
+                        outcome.complete(decode(answer));
                     }
-                    requests = null;
-                }
-            }
-            for (Long id : List.copyOf(pending.keySet())) {
-                finish(id, new Unanswered("the client is closed", true));
-            }
-        }
-    }
 
-    private static ScheduledThreadPoolExecutor timeouts() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "ratchet-client-timeouts");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        return timer;
+                    @Override
+                    public void onError(Throwable t) {
+                        outcome.complete(unanswered(t));
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        outcome.complete(new Unanswered("the node closed the call without an answer", true));
+                    }
+                });
+        return outcome;
     }
 
     private static Outcome decode(byte[] answer) {
@@ -268,16 +150,16 @@ final class FrontEndTransport implements AutoCloseable {
         return c;
     }
 
-    private CallStream stream(String address) {
-        synchronized (streams) {
+    private ManagedChannel channel(String address) {
+        synchronized (channels) {
             if (closed) {
                 throw new IllegalStateException("the client is closed");
             }
-            return streams.computeIfAbsent(address, a -> new CallStream(NettyChannelBuilder
+            return channels.computeIfAbsent(address, a -> NettyChannelBuilder
                     .forAddress(a.substring(0, a.lastIndexOf(':')), Integer.parseInt(a.substring(a.lastIndexOf(':') + 1)))
                     .usePlaintext()
                     .maxInboundMessageSize(MAX_ANSWER_BYTES)
-                    .build()));
+                    .build());
         }
     }
 
@@ -287,17 +169,16 @@ final class FrontEndTransport implements AutoCloseable {
 
     @Override
     public void close() {
-        List<CallStream> open;
-        synchronized (streams) {
+        List<ManagedChannel> open;
+        synchronized (channels) {
             closed = true;
-            open = new ArrayList<>(streams.values());
-            streams.clear();
+            open = new ArrayList<>(channels.values());
+            channels.clear();
         }
-        open.forEach(CallStream::close);
-        open.forEach(s -> s.channel.shutdownNow());
-        for (CallStream s : open) {
+        open.forEach(ManagedChannel::shutdownNow);
+        for (ManagedChannel c : open) {
             try {
-                s.channel.awaitTermination(5, TimeUnit.SECONDS);
+                c.awaitTermination(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

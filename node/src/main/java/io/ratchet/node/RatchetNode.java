@@ -42,9 +42,7 @@ public final class RatchetNode implements AutoCloseable {
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
         GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) ->
-                types.contains(GrpcServices.Type.CLIENT)
-                        ? builder.addService(frontEnd.service()).callExecutor(FrontEnd::executorFor)
-                        : builder);
+                types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()) : builder);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(config.id()))
                 .setGroup(group(config))
@@ -53,8 +51,10 @@ public final class RatchetNode implements AutoCloseable {
                 .setStateMachine(new RatchetStateMachine())
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
-        frontEnd.attach(server);
         server.start();
+        // Only now: until start returns, looking up the Raft group blocks while it loads its snapshot and
+        // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
+        frontEnd.attach(server);
         return new RatchetNode(config, server, frontEnd);
     }
 
