@@ -2,14 +2,21 @@ package io.ratchet.client;
 
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Refusal;
+import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ConnectivityState;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
@@ -21,8 +28,8 @@ import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 
 /**
- * The connections to the nodes' front ends: one gRPC channel per node address, opened on first use,
- * and the client's idea of which node leads. One call goes to one node and ends in an {@link Outcome}:
+ * The connections to the nodes' front ends: one gRPC channel and one {@code Calls} stream per node
+ * address, opened on first use, and the client's idea of which node leads. One call goes to one node and ends in an {@link Outcome}:
  * an answer, a typed refusal, or no answer. Retrying is the caller's business ({@link Attempts}).
  */
 final class FrontEndTransport implements AutoCloseable {
@@ -48,7 +55,10 @@ final class FrontEndTransport implements AutoCloseable {
     record Unanswered(String why, boolean delivered) implements Outcome {
     }
 
-    private final Map<String, ManagedChannel> channels = new LinkedHashMap<>();
+    /** Timeouts of calls on every client's streams: one daemon thread, which only ever completes futures. */
+    private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
+
+    private final Map<String, CallStream> streams = new LinkedHashMap<>();
     private final List<String> addresses;
     private volatile String leader;
     private volatile boolean closed;
@@ -91,39 +101,157 @@ final class FrontEndTransport implements AutoCloseable {
     /** Sends one message to the node at {@code address}; never completes exceptionally. */
     CompletableFuture<Outcome> call(MethodDescriptor<byte[], byte[]> method, String address, byte[] message,
                                     Duration timeout) {
-        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-        ManagedChannel channel;
+        CallStream stream;
         try {
-            channel = channel(address);
+            stream = stream(address);
         } catch (RuntimeException e) {
-            outcome.complete(new Unanswered(e.getMessage(), false));
+            return CompletableFuture.completedFuture(new Unanswered(e.getMessage(), false));
+        }
+        return stream.call(methodByte(method), message, timeout);
+    }
+
+    private static byte methodByte(MethodDescriptor<byte[], byte[]> method) {
+        if (method == Rpc.WRITE) {
+            return Rpc.WRITE_CALL;
+        }
+        if (method == Rpc.READ) {
+            return Rpc.READ_CALL;
+        }
+        if (method == Rpc.STALE_READ) {
+            return Rpc.STALE_READ_CALL;
+        }
+        throw new IllegalArgumentException("no call method for " + method.getFullMethodName());
+    }
+
+    /**
+     * One node's {@code Calls} stream: every call this client makes to that node travels on it, framed
+     * with an id, and answers come back in any order. When the stream fails, every call on it ends
+     * unanswered and the next call opens a new one.
+     */
+    private static final class CallStream {
+        private final ManagedChannel channel;
+        private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+        private final AtomicLong ids = new AtomicLong();
+        /** The open stream, or null; replaced only under this object's lock. */
+        private Stream current;
+
+        /** A call waiting for its answer, and the stream it went out on. */
+        private record Pending(CompletableFuture<Outcome> outcome, ScheduledFuture<?> timeout, Stream stream) {
+        }
+
+        /**
+         * One gRPC stream. This object receives its answers and exists before the stream starts, so a
+         * failure delivered at once (a refused connection, on another thread) still names the stream it
+         * ends. (Naming it by the request observer the start returns raced with that failure and left a
+         * dead stream current: every later call to the node then waited out its timeout.)
+         */
+        private final class Stream implements StreamObserver<byte[]> {
+            StreamObserver<byte[]> requests;
+
+            @Override
+            public void onNext(byte[] frame) {
+                if (frame.length >= Long.BYTES) {
+                    finish(ByteBuffer.wrap(frame).getLong(), decode(Arrays.copyOfRange(frame, Long.BYTES, frame.length)));
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                closed(this, unanswered(t));
+            }
+
+            @Override
+            public void onCompleted() {
+                closed(this, new Unanswered("the node closed the stream", true));
+            }
+        }
+
+        CallStream(ManagedChannel channel) {
+            this.channel = channel;
+        }
+
+        CompletableFuture<Outcome> call(byte method, byte[] message, Duration timeout) {
+            long id = ids.incrementAndGet();
+            CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+            byte[] frame = Rpc.frame(id, method, message);
+            synchronized (this) {
+                Stream stream = open();
+                ScheduledFuture<?> timer = TIMEOUTS.schedule(() -> finish(id, new Unanswered("timed out", true)),
+                        timeout.toNanos(), TimeUnit.NANOSECONDS);
+                pending.put(id, new Pending(outcome, timer, stream));
+                try {
+                    stream.requests.onNext(frame);
+                } catch (RuntimeException e) {
+                    current = null;
+                    finish(id, new Unanswered("the stream failed: " + e.getMessage(), true));
+                }
+            }
             return outcome;
         }
-        if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
-            // gRPC waits out a growing reconnect backoff (up to 2 min) after failed connections and fails
-            // calls at once meanwhile, so a node that came back would stay unused that long. Our own
-            // pauses between attempts already bound how often we try.
-            channel.resetConnectBackoff();
+
+        /** Under this object's lock: the open stream, or a new one. */
+        private Stream open() {
+            if (current == null) {
+                if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+                    // gRPC waits out a growing reconnect backoff (up to 2 min) after failed connections
+                    // and fails calls at once meanwhile, so a node that came back would stay unused that
+                    // long. Our own pauses between attempts already bound how often we try.
+                    channel.resetConnectBackoff();
+                }
+                Stream stream = new Stream();
+                current = stream;
+                stream.requests = ClientCalls.asyncBidiStreamingCall(channel.newCall(Rpc.CALLS, CallOptions.DEFAULT), stream);
+            }
+            return current;
         }
-        ClientCalls.asyncUnaryCall(
-                channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)),
-                message, new StreamObserver<>() {
-                    @Override
-                    public void onNext(byte[] answer) {
-                        outcome.complete(decode(answer));
-                    }
 
-                    @Override
-                    public void onError(Throwable t) {
-                        outcome.complete(unanswered(t));
-                    }
+        /** A stream ended: the calls that went out on it end unanswered, and the next call opens another. */
+        private void closed(Stream stream, Outcome why) {
+            synchronized (this) {
+                if (current == stream) {
+                    current = null;
+                }
+            }
+            pending.forEach((id, p) -> {
+                if (p.stream() == stream) {
+                    finish(id, why);
+                }
+            });
+        }
 
-                    @Override
-                    public void onCompleted() {
-                        outcome.complete(new Unanswered("the node closed the call without an answer", true));
+        private void finish(long id, Outcome outcome) {
+            Pending p = pending.remove(id);
+            if (p != null) {
+                p.timeout().cancel(false);
+                p.outcome().complete(outcome);
+            }
+        }
+
+        void close() {
+            synchronized (this) {
+                if (current != null) {
+                    try {
+                        current.requests.onCompleted();
+                    } catch (RuntimeException e) {
+                        // already failed
                     }
-                });
-        return outcome;
+                    current = null;
+                }
+            }
+            for (Long id : List.copyOf(pending.keySet())) {
+                finish(id, new Unanswered("the client is closed", true));
+            }
+        }
+    }
+
+    private static ScheduledThreadPoolExecutor timeouts() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "ratchet-client-timeouts");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
     }
 
     private static Outcome decode(byte[] answer) {
@@ -150,16 +278,16 @@ final class FrontEndTransport implements AutoCloseable {
         return c;
     }
 
-    private ManagedChannel channel(String address) {
-        synchronized (channels) {
+    private CallStream stream(String address) {
+        synchronized (streams) {
             if (closed) {
                 throw new IllegalStateException("the client is closed");
             }
-            return channels.computeIfAbsent(address, a -> NettyChannelBuilder
+            return streams.computeIfAbsent(address, a -> new CallStream(NettyChannelBuilder
                     .forAddress(a.substring(0, a.lastIndexOf(':')), Integer.parseInt(a.substring(a.lastIndexOf(':') + 1)))
                     .usePlaintext()
                     .maxInboundMessageSize(MAX_ANSWER_BYTES)
-                    .build());
+                    .build()));
         }
     }
 
@@ -169,16 +297,17 @@ final class FrontEndTransport implements AutoCloseable {
 
     @Override
     public void close() {
-        List<ManagedChannel> open;
-        synchronized (channels) {
+        List<CallStream> open;
+        synchronized (streams) {
             closed = true;
-            open = new ArrayList<>(channels.values());
-            channels.clear();
+            open = new ArrayList<>(streams.values());
+            streams.clear();
         }
-        open.forEach(ManagedChannel::shutdownNow);
-        for (ManagedChannel c : open) {
+        open.forEach(CallStream::close);
+        open.forEach(s -> s.channel.shutdownNow());
+        for (CallStream s : open) {
             try {
-                c.awaitTermination(5, TimeUnit.SECONDS);
+                s.channel.awaitTermination(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

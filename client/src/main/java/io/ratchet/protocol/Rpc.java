@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 
 /**
@@ -18,6 +19,12 @@ import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
  *   <li>{@code Read}: a query message, served linearizably (by the leader, or by a follower after
  *       ReadIndex); a watch waits here. Answers a results message or a refusal.</li>
  *   <li>{@code StaleRead}: a query message served from this node's own state at once.</li>
+ *   <li>{@code Calls}: a bidirectional stream carrying any number of the three above, each framed as
+ *       {@link #frame}: a call id (8 bytes), the method ({@link #WRITE_CALL}, {@link #READ_CALL},
+ *       {@link #STALE_READ_CALL}: 1 byte), then the message; each answer comes back framed with its call
+ *       id, in any order. What the Java client uses: a unary call costs a stream of its own (headers,
+ *       trailers, a call's setup on both sides), which on a small machine is most of what a write
+ *       costs the leader.</li>
  * </ul>
  *
  * <p>gRPC (grpc-java, in the relocated copy Ratis ships and uses for its own RPC) carries the
@@ -47,6 +54,29 @@ public final class Rpc {
     public static final MethodDescriptor<byte[], byte[]> WRITE = unary("Write");
     public static final MethodDescriptor<byte[], byte[]> READ = unary("Read");
     public static final MethodDescriptor<byte[], byte[]> STALE_READ = unary("StaleRead");
+    public static final MethodDescriptor<byte[], byte[]> CALLS = MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Calls"))
+            .setRequestMarshaller(BYTES)
+            .setResponseMarshaller(BYTES)
+            .build();
+
+    /** The method byte of a framed call on the {@code Calls} stream. */
+    public static final byte WRITE_CALL = 1;
+    public static final byte READ_CALL = 2;
+    public static final byte STALE_READ_CALL = 3;
+    /** A request frame's head: the call id and the method. An answer's head is the call id alone. */
+    public static final int CALL_HEAD_BYTES = Long.BYTES + 1;
+
+    /** A call on the {@code Calls} stream: its id, its method, then the message as the unary method takes it. */
+    public static byte[] frame(long callId, byte method, byte[] message) {
+        return ByteBuffer.allocate(CALL_HEAD_BYTES + message.length).putLong(callId).put(method).put(message).array();
+    }
+
+    /** An answer on the {@code Calls} stream: the call's id, then the answer as the unary method gives it. */
+    public static byte[] answerFrame(long callId, byte[] answer) {
+        return ByteBuffer.allocate(Long.BYTES + answer.length).putLong(callId).put(answer).array();
+    }
 
     private Rpc() {
     }

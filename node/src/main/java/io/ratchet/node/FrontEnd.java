@@ -10,7 +10,9 @@ import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -35,6 +37,7 @@ import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
+import org.apache.ratis.thirdparty.io.grpc.Status;
 import org.apache.ratis.thirdparty.io.grpc.stub.ServerCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.slf4j.Logger;
@@ -89,6 +92,7 @@ final class FrontEnd implements AutoCloseable {
                 .addMethod(Rpc.WRITE, ServerCalls.asyncUnaryCall(this::write))
                 .addMethod(Rpc.READ, ServerCalls.asyncUnaryCall(this::read))
                 .addMethod(Rpc.STALE_READ, ServerCalls.asyncUnaryCall(this::staleRead))
+                .addMethod(Rpc.CALLS, ServerCalls.asyncBidiStreamingCall(this::calls))
                 .build();
     }
 
@@ -98,6 +102,78 @@ final class FrontEnd implements AutoCloseable {
     }
 
     // ---- handlers
+
+    /**
+     * The {@code Calls} stream: each frame is handled as its unary method would, and its answer goes back
+     * framed with its call id as soon as it is ready. A frame too short to carry a call id cannot be
+     * answered, so it ends the stream with an error; the node goes on serving.
+     */
+    private StreamObserver<byte[]> calls(StreamObserver<byte[]> stream) {
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(byte[] frame) {
+                if (frame.length < Rpc.CALL_HEAD_BYTES) {
+                    fail(stream, Status.INVALID_ARGUMENT.withDescription(
+                            "a call frame is a call id, a method byte and a message; got " + frame.length + " bytes"));
+                    return;
+                }
+                ByteBuffer head = ByteBuffer.wrap(frame);
+                long callId = head.getLong();
+                byte method = head.get();
+                byte[] message = Arrays.copyOfRange(frame, Rpc.CALL_HEAD_BYTES, frame.length);
+                StreamObserver<byte[]> answer = new FramedAnswer(stream, callId);
+                switch (method) {
+                    case Rpc.WRITE_CALL -> write(message, answer);
+                    case Rpc.READ_CALL -> read(message, answer);
+                    case Rpc.STALE_READ_CALL -> staleRead(message, answer);
+                    default -> refuse(answer, Refusal.invalid("unknown call method " + method));
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // The client went away; answers still pending find the stream closed and are dropped.
+            }
+
+            @Override
+            public void onCompleted() {
+                synchronized (stream) {
+                    stream.onCompleted();
+                }
+            }
+        };
+    }
+
+    /** One call's answer on a {@code Calls} stream: framed with its id; answers from many threads take turns. */
+    private record FramedAnswer(StreamObserver<byte[]> stream, long callId) implements StreamObserver<byte[]> {
+        @Override
+        public void onNext(byte[] answer) {
+            byte[] framed = Rpc.answerFrame(callId, answer);
+            synchronized (stream) {
+                stream.onNext(framed);
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            LOG.debug("call {} failed", callId, t);
+        }
+
+        @Override
+        public void onCompleted() {
+            // One answer ends one call, not the stream.
+        }
+    }
+
+    private static void fail(StreamObserver<byte[]> stream, Status status) {
+        try {
+            synchronized (stream) {
+                stream.onError(status.asRuntimeException());
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("stream already closed", e);
+        }
+    }
 
     private void write(byte[] message, StreamObserver<byte[]> answer) {
         Batch batch;

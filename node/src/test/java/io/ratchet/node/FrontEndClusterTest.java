@@ -3,6 +3,7 @@ package io.ratchet.node;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.ClientOptions;
@@ -16,6 +17,7 @@ import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,8 +33,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
+import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -161,16 +166,23 @@ class FrontEndClusterTest {
                         flipped[random.nextInt(flipped.length)] ^= (byte) (1 + random.nextInt(255));
                         garbage.add(flipped);
                     }
-                    for (byte[] message : garbage) {
-                        byte[] answer = raw.call(method, message);
-                        if (Codec.isRefusal(answer)) {
-                            assertEquals(Refusal.Reason.INVALID, Codec.decodeRefusal(answer).reason());
-                            refused++;
+                    byte methodByte = method == Rpc.WRITE ? Rpc.WRITE_CALL : method == Rpc.READ ? Rpc.READ_CALL : Rpc.STALE_READ_CALL;
+                    List<byte[]> streamed = raw.stream(garbage.stream().map(g -> Rpc.frame(0, methodByte, g)).toList());
+                    for (int i = 0; i < garbage.size(); i++) {
+                        for (byte[] answer : List.of(raw.call(method, garbage.get(i)), streamed.get(i))) {
+                            if (Codec.isRefusal(answer)) {
+                                assertEquals(Refusal.Reason.INVALID, Codec.decodeRefusal(answer).reason());
+                                refused++;
+                            }
                         }
                     }
                 }
+                // A frame too short to name its call cannot be answered: the stream ends with an error.
+                StatusRuntimeException cut = assertThrows(StatusRuntimeException.class,
+                        () -> raw.stream(List.of(new byte[] {1, 2, 3})));
+                assertEquals(Status.Code.INVALID_ARGUMENT, cut.getStatus().getCode());
             }
-            assertTrue(refused > 1_000, "most garbage is refused as invalid, " + refused);
+            assertTrue(refused > 2_000, "most garbage is refused as invalid, " + refused);
             // A flipped byte can still make a valid message (another key, say); what must never happen
             // is a node going down or an invalid message reaching the log. Every node still serves.
             assertTrue(client.put("after", 1, 0).successful());
@@ -198,6 +210,52 @@ class FrontEndClusterTest {
         byte[] call(MethodDescriptor<byte[], byte[]> method, byte[] message) {
             return ClientCalls.blockingUnaryCall(channel, method,
                     CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), message);
+        }
+
+        /**
+         * Sends the frames on one {@code Calls} stream and returns the answers in the order of the
+         * frames (each frame's call id is replaced by its position), or throws the stream's error.
+         */
+        List<byte[]> stream(List<byte[]> frames) throws Exception {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            Map<Long, byte[]> answers = new java.util.concurrent.ConcurrentHashMap<>();
+            StreamObserver<byte[]> requests = ClientCalls.asyncBidiStreamingCall(
+                    channel.newCall(Rpc.CALLS, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)),
+                    new StreamObserver<>() {
+                        @Override
+                        public void onNext(byte[] frame) {
+                            answers.put(ByteBuffer.wrap(frame).getLong(), Arrays.copyOfRange(frame, Long.BYTES, frame.length));
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            done.completeExceptionally(t);
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            done.complete(null);
+                        }
+                    });
+            for (int i = 0; i < frames.size(); i++) {
+                byte[] frame = frames.get(i).clone();
+                if (frame.length >= Long.BYTES) {
+                    ByteBuffer.wrap(frame).putLong(i);
+                }
+                requests.onNext(frame);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> done.isDone() || answers.size() == frames.size());
+            requests.onCompleted();
+            try {
+                done.get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw (Exception) e.getCause();
+            }
+            List<byte[]> ordered = new ArrayList<>();
+            for (long i = 0; i < frames.size(); i++) {
+                ordered.add(answers.get(i));
+            }
+            return ordered;
         }
 
         List<Result> results(MethodDescriptor<byte[], byte[]> method, byte[] message) {
