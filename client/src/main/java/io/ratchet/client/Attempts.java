@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 
 /**
  * The client's retry rules, in one place, decided by the typed outcome of each call and never by the
@@ -58,8 +57,7 @@ final class Attempts {
      * Sends {@code message} until a node answers it, within {@code budget}. Fails with
      * {@link InvalidRequestException} or {@link GaveUp}.
      */
-    CompletableFuture<Delivery> send(MethodDescriptor<byte[], byte[]> method, byte[] message, Duration budget,
-                                     Duration perAttempt) {
+    CompletableFuture<Delivery> send(byte method, byte[] message, Duration budget, Duration perAttempt) {
         long start = System.nanoTime();
         return attempt(method, message, new State(start, start + budget.toNanos(), perAttempt));
     }
@@ -81,7 +79,7 @@ final class Attempts {
         }
     }
 
-    private CompletableFuture<Delivery> attempt(MethodDescriptor<byte[], byte[]> method, byte[] message, State s) {
+    private CompletableFuture<Delivery> attempt(byte method, byte[] message, State s) {
         String node = transport.leader();
         long left = s.deadline - System.nanoTime();
         Duration timeout = Duration.ofNanos(Math.max(1, Math.min(left, s.perAttempt.toNanos())));

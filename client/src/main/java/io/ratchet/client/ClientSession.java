@@ -48,9 +48,8 @@ final class ClientSession {
     private CompletableFuture<List<Result>> send(byte[] requestsMessage, boolean mayReopen) {
         return open().thenCompose(session -> {
             long sequence = nextSequence++;
-            // One message in flight: every sequence number below this one has been answered.
-            byte[] message = Codec.tagRequests(session, sequence, sequence, requestsMessage);
-            return attempts.send(Rpc.WRITE, message, options.operationTimeout(), options.requestTimeout())
+            byte[] message = Codec.tagRequests(session, sequence, requestsMessage);
+            return attempts.send(Rpc.WRITE_CALL, message, options.operationTimeout(), options.requestTimeout())
                     .handle((delivery, error) -> {
                         if (error != null) {
                             return CompletableFuture.<List<Result>>failedFuture(writeError(error));
@@ -82,7 +81,7 @@ final class ClientSession {
         } while (candidate == 0);
         Command.OpenSession open = new Command.OpenSession(candidate, options.sessionTimeout().toMillis());
         byte[] message = Codec.encodeBatches(List.of(Batch.untagged(List.of(Request.of(List.of(open))))));
-        return attempts.send(Rpc.WRITE, message, options.operationTimeout(), options.requestTimeout())
+        return attempts.send(Rpc.WRITE_CALL, message, options.operationTimeout(), options.requestTimeout())
                 .handle((delivery, error) -> {
                     if (error != null) {
                         // Nothing of the caller's was sent: whatever happened to the open, the write did not apply.

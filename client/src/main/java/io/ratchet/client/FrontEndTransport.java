@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ConnectivityState;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
-import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 import org.apache.ratis.thirdparty.io.grpc.Status;
 import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
@@ -29,8 +28,8 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 
 /**
  * The connections to the nodes' front ends: one gRPC channel and one {@code Calls} stream per node
- * address, opened on first use, and the client's idea of which node leads. One call goes to one node and ends in an {@link Outcome}:
- * an answer, a typed refusal, or no answer. Retrying is the caller's business ({@link Attempts}).
+ * address, opened on first use, and the client's idea of which node leads. One call goes to one node
+ * and ends in an {@link Outcome}: an answer, a typed refusal, or no answer. Retrying is the caller's business ({@link Attempts}).
  */
 final class FrontEndTransport implements AutoCloseable {
     /** Answers carry items of up to 2 MiB each, many to a list page; the same bound Ratis gives its server. */
@@ -98,29 +97,18 @@ final class FrontEndTransport implements AutoCloseable {
         }
     }
 
-    /** Sends one message to the node at {@code address}; never completes exceptionally. */
-    CompletableFuture<Outcome> call(MethodDescriptor<byte[], byte[]> method, String address, byte[] message,
-                                    Duration timeout) {
+    /**
+     * Sends one message to the node at {@code address} as a call of {@code method} ({@link Rpc#WRITE_CALL},
+     * {@link Rpc#READ_CALL} or {@link Rpc#STALE_READ_CALL}); never completes exceptionally.
+     */
+    CompletableFuture<Outcome> call(byte method, String address, byte[] message, Duration timeout) {
         CallStream stream;
         try {
             stream = stream(address);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(new Unanswered(e.getMessage(), false));
         }
-        return stream.call(methodByte(method), message, timeout);
-    }
-
-    private static byte methodByte(MethodDescriptor<byte[], byte[]> method) {
-        if (method == Rpc.WRITE) {
-            return Rpc.WRITE_CALL;
-        }
-        if (method == Rpc.READ) {
-            return Rpc.READ_CALL;
-        }
-        if (method == Rpc.STALE_READ) {
-            return Rpc.STALE_READ_CALL;
-        }
-        throw new IllegalArgumentException("no call method for " + method.getFullMethodName());
+        return stream.call(method, message, timeout);
     }
 
     /**

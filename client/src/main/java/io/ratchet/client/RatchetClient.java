@@ -12,6 +12,7 @@ import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
@@ -287,7 +288,6 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(e));
         }
         // A watch is a read: any failure (no leader yet, say) is retried, within the watch's own time.
-        // A watch is a read: any failure (no leader yet, say) is retried, within the watch's own time.
         Duration budget = timeout.plus(options.operationTimeout());
         return sendRead(Codec.encodeQuery(watch), budget, timeout.plus(options.requestTimeout()), "watch")
                 .thenApply(results -> {
@@ -366,7 +366,7 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<Result>> sendRead(byte[] query, Duration budget, Duration perAttempt, String what) {
-        return attempts.send(Rpc.READ, query, budget, perAttempt)
+        return attempts.send(Rpc.READ_CALL, query, budget, perAttempt)
                 .handle((delivery, error) -> {
                     if (error == null) {
                         return Codec.decodeResults(delivery.results());
@@ -387,12 +387,12 @@ public final class RatchetClient implements AutoCloseable {
                     "no node answered a stale read (" + last + ")", null));
         }
         String node = nodes.get(i);
-        return transport.call(Rpc.STALE_READ, node, get, options.requestTimeout()).thenCompose(outcome -> {
+        return transport.call(Rpc.STALE_READ_CALL, node, get, options.requestTimeout()).thenCompose(outcome -> {
             if (outcome instanceof FrontEndTransport.Answered a) {
                 Item item = ((Result.Found) accepted(Codec.decodeResults(a.results()).get(0))).item();
                 return CompletableFuture.completedFuture(new StaleRead<>(Optional.ofNullable(item), node));
             }
-            if (outcome instanceof FrontEndTransport.Refused r && r.refusal().reason() == io.ratchet.protocol.Refusal.Reason.INVALID) {
+            if (outcome instanceof FrontEndTransport.Refused r && r.refusal().reason() == Refusal.Reason.INVALID) {
                 return CompletableFuture.failedFuture(new InvalidRequestException(r.refusal().message(), null));
             }
             return staleFrom(nodes, i + 1, get, node + ": " + outcome);

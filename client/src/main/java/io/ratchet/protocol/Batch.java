@@ -8,23 +8,21 @@ import java.util.List;
  * again (client sessions, Raft dissertation §6.3).
  *
  * <p>A client numbers its messages 1, 2, 3, ... within its session and sends the next only once the
- * last is answered. The state machine applies a sequence number once, keeps its results, and answers
- * any resend of it with them. {@code firstUnanswered} is the lowest sequence number the client has no
- * answer for yet: results below it are never asked for again and are dropped.
+ * last is answered, so a message's number also says that every lower one has been answered. The state
+ * machine applies a sequence number once and answers a resend of the latest with its results.
  *
- * @param session         the session's id, or 0 for an untagged batch (the sweeper's, an administrator's)
- * @param sequence        this message's number in the session, from 1; 0 when untagged
- * @param firstUnanswered every sequence number below it has been answered to the client; 0 when untagged
- * @param requests        the requests, applied in order at the entry's index
+ * @param session  the session's id, or 0 for an untagged batch (the sweeper's, an administrator's)
+ * @param sequence this message's number in the session, from 1; 0 when untagged
+ * @param requests the requests, applied in order at the entry's index
  */
-public record Batch(long session, long sequence, long firstUnanswered, List<Request> requests) {
+public record Batch(long session, long sequence, List<Request> requests) {
     public Batch {
         requests = List.copyOf(requests);
     }
 
     /** A batch outside any session: applied each time it is delivered. */
     public static Batch untagged(List<Request> requests) {
-        return new Batch(0, 0, 0, requests);
+        return new Batch(0, 0, requests);
     }
 
     /** The results its requests produce: one per command. */
@@ -41,13 +39,9 @@ public record Batch(long session, long sequence, long firstUnanswered, List<Requ
         if (requests.isEmpty()) {
             throw new InvalidCommandException("a write carries at least one request");
         }
-        if (session == 0) {
-            if (sequence != 0 || firstUnanswered != 0) {
-                throw new InvalidCommandException("a batch outside a session carries no sequence number");
-            }
-        } else if (sequence < 1 || firstUnanswered < 1 || firstUnanswered > sequence) {
-            throw new InvalidCommandException("session " + session + ": sequence " + sequence
-                    + " with first unanswered " + firstUnanswered + " is not 1 <= first unanswered <= sequence");
+        if (session == 0 ? sequence != 0 : sequence < 1) {
+            throw new InvalidCommandException(session == 0 ? "a batch outside a session carries no sequence number"
+                    : "session " + session + ": sequence numbers start at 1, not " + sequence);
         }
         requests.forEach(Request::validate);
     }

@@ -176,15 +176,15 @@ public final class Codec {
      * A batches message holding one batch: the tag, then the requests of a requests message (from
      * {@link #joinRequests}) as they are. How a client tags what its own group commit joined.
      */
-    public static byte[] tagRequests(long session, long sequence, long firstUnanswered, byte[] requestsMessage) {
+    public static byte[] tagRequests(long session, long sequence, byte[] requestsMessage) {
         if (requestsMessage.length < REQUESTS_FRAMING_BYTES || requestsMessage[0] != FORMAT_VERSION
                 || requestsMessage[1] != KIND_REQUESTS) {
             throw new IllegalArgumentException("not a requests message");
         }
         int body = requestsMessage.length - REQUESTS_HEAD.length;
-        return ByteBuffer.allocate(BATCHES_FRAMING_BYTES + 3 * Long.BYTES + body)
+        return ByteBuffer.allocate(BATCHES_FRAMING_BYTES + 2 * Long.BYTES + body)
                 .put(BATCHES_HEAD).putInt(1)
-                .putLong(session).putLong(sequence).putLong(firstUnanswered)
+                .putLong(session).putLong(sequence)
                 .put(requestsMessage, REQUESTS_HEAD.length, body)
                 .array();
     }
@@ -208,7 +208,6 @@ public final class Codec {
     private static void writeBatch(DataOutputStream out, Batch b) throws IOException {
         out.writeLong(b.session());
         out.writeLong(b.sequence());
-        out.writeLong(b.firstUnanswered());
         writeRequests(out, b.requests());
     }
 
@@ -216,7 +215,7 @@ public final class Codec {
         int n = readCount(in);
         List<Batch> batches = new ArrayList<>(Math.min(n, 64));
         for (int i = 0; i < n; i++) {
-            batches.add(new Batch(in.readLong(), in.readLong(), in.readLong(), readRequests(in)));
+            batches.add(new Batch(in.readLong(), in.readLong(), readRequests(in)));
         }
         return batches;
     }

@@ -52,24 +52,9 @@ public final class GroupCommit<T> {
     public static final Format<Request> WRITES = new Format<>(Codec::encodeRequest, Codec::joinRequests,
             r -> r.commands().size(), Codec.REQUESTS_FRAMING_BYTES, Limits.MAX_COMMANDS_PER_REQUEST);
 
-    /**
-     * Client batches on the leader's front end: one batches message, one log entry for many clients. An
-     * entry may hold several clients' full messages; the byte bound keeps it well inside Ratis' buffers.
-     */
-    public static final Format<Batch> BATCHES = new Format<>(Codec::encodeBatch, Codec::joinBatches,
-            Batch::commandCount, Codec.BATCHES_FRAMING_BYTES, 4 * Limits.MAX_COMMANDS_PER_REQUEST);
-
     /** Linearizable gets: one {@link Query.Gets} message, one ReadIndex. */
     public static final Format<Query.Get> GETS = new Format<>(Codec::encodeGet, Codec::joinGets, g -> 1,
             Codec.GETS_FRAMING_BYTES, Query.Gets.MAX_GETS);
-
-    /**
-     * Messages in flight at once. One keeps each batch as large as the queue allows, and measured best
-     * with 16 clients on a 2-core machine (1,483 against 746 writes/s with two, 432 without batching:
-     * docs/PERFORMANCE.md). The system property {@code ratchet.groupCommit.inFlight} overrides it for
-     * measurements; a large value turns batching off.
-     */
-    public static final int DEFAULT_MESSAGES_IN_FLIGHT = Integer.getInteger("ratchet.groupCommit.inFlight", 1);
 
     /**
      * The longest a hold lasts: 1 ms, or the system property {@code ratchet.groupCommit.maxHoldMicros}

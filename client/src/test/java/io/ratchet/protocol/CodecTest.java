@@ -79,9 +79,9 @@ class CodecTest {
     @Test
     void aClientTagsItsJoinedRequestsIntoTheBatchAFrontEndDecodesAndAnEntryCarries() {
         List<byte[]> oneByOne = REQUESTS.stream().map(Codec::encodeRequest).toList();
-        byte[] tagged = Codec.tagRequests(0x1234_5678_9abcL, 7, 6, Codec.joinRequests(oneByOne));
+        byte[] tagged = Codec.tagRequests(0x1234_5678_9abcL, 7, Codec.joinRequests(oneByOne));
 
-        Batch batch = new Batch(0x1234_5678_9abcL, 7, 6, REQUESTS);
+        Batch batch = new Batch(0x1234_5678_9abcL, 7, REQUESTS);
         assertEquals(List.of(batch), Codec.decodeBatches(tagged));
         assertArrayEquals(Codec.encodeBatches(List.of(batch)), tagged);
         List<byte[]> batches = List.of(Codec.encodeBatch(batch), Codec.encodeBatch(Batch.untagged(REQUESTS)));

@@ -4,6 +4,7 @@ import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.GroupCommit;
 import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Refusal;
@@ -20,10 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -48,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * beside Ratis' services, which clients talk to instead of Ratis' client protocol.
  *
  * <p>Writes. On the leader, the batches waiting from every connection are joined into one proposal and
- * so one log entry ({@link GroupCommit#BATCHES}), submitted to the local Ratis server in-process; each
+ * so one log entry ({@link #BATCHES}), submitted to the local Ratis server in-process; each
  * caller gets its own results. A follower does not forward: it refuses with {@link Refusal.Reason#NOT_LEADER}
  * and names the leader, and the client sends there itself (one hop, not two; see docs/DESIGN.md).
  *
@@ -64,8 +61,7 @@ final class FrontEnd implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontEnd.class);
 
     private final RaftGroupId groupId;
-    private final ClientId clientId = ClientId.randomId();
-    private final AtomicLong callId = new AtomicLong();
+    private final LocalSubmitter local;
     /**
      * Submissions to Ratis run here, never on the thread that completed the last one: that thread is
      * often Ratis' own (the state machine updater completes reads), and Ratis' submit blocks its caller
@@ -74,13 +70,25 @@ final class FrontEnd implements AutoCloseable {
      */
     private final ExecutorService proposing = Executors.newSingleThreadExecutor(daemon("ratchet-front-end-propose"));
     private final ExecutorService reading = Executors.newSingleThreadExecutor(daemon("ratchet-front-end-read"));
-    private final GroupCommit<Batch> writes;
+    /** A client's batch as it came, decoded and validated once, forwarded in the bytes it arrived in. */
+    private record Checked(byte[] encoded, int commands) {
+    }
+
+    /**
+     * Client batches: one batches message, one log entry for many clients. An entry may hold several
+     * clients' full messages; the byte bound keeps it well inside Ratis' buffers.
+     */
+    private static final GroupCommit.Format<Checked> BATCHES = new GroupCommit.Format<>(Checked::encoded,
+            Codec::joinBatches, Checked::commands, Codec.BATCHES_FRAMING_BYTES, 4 * Limits.MAX_COMMANDS_PER_REQUEST);
+
+    private final GroupCommit<Checked> writes;
     private final GroupCommit<Query.Get> gets;
     private volatile RaftServer server;
 
     FrontEnd(RaftGroupId groupId) {
         this.groupId = groupId;
-        this.writes = new GroupCommit<>(GroupCommit.BATCHES, this::propose,
+        this.local = new LocalSubmitter(groupId);
+        this.writes = new GroupCommit<>(BATCHES, this::propose,
                 Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), GroupCommit.MAX_HOLD_NANOS);
         this.gets = new GroupCommit<>(GroupCommit.GETS, message -> read(message).thenApply(Codec::decodeResults),
                 Integer.getInteger("ratchet.frontEnd.readsInFlight", 1), GroupCommit.MAX_HOLD_NANOS);
@@ -176,14 +184,16 @@ final class FrontEnd implements AutoCloseable {
     }
 
     private void write(byte[] message, StreamObserver<byte[]> answer) {
-        Batch batch;
+        Checked batch;
         try {
             List<Batch> batches = Codec.decodeBatches(message);
             if (batches.size() != 1) {
                 throw new InvalidCommandException("a write message carries one batch, not " + batches.size());
             }
-            batch = batches.get(0);
-            batch.validate();
+            batches.get(0).validate();
+            // One batch and nothing after it (the decoder refuses trailing bytes): the rest is its encoding.
+            batch = new Checked(Arrays.copyOfRange(message, Codec.BATCHES_FRAMING_BYTES, message.length),
+                    batches.get(0).commandCount());
         } catch (InvalidCommandException e) {
             refuse(answer, Refusal.invalid(e.getMessage()));
             return;
@@ -281,29 +291,8 @@ final class FrontEnd implements AutoCloseable {
 
     private CompletableFuture<byte[]> submitHere(byte[] message, RaftClientRequest.Type type) {
         RaftServer s = server;
-        if (s == null) {
-            return CompletableFuture.failedFuture(new ServerNotReadyException("the node is starting"));
-        }
-        try {
-            return s.submitClientRequestAsync(RaftClientRequest.newBuilder()
-                            .setClientId(clientId)
-                            .setServerId(s.getId())
-                            .setGroupId(groupId)
-                            .setCallId(callId.incrementAndGet())
-                            .setMessage(RaftBytes.message(message))
-                            .setType(type)
-                            .build())
-                    .thenApply(FrontEnd::content);
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    private static byte[] content(RaftClientReply reply) {
-        if (!reply.isSuccess()) {
-            throw new CompletionException(reply.getException());
-        }
-        return reply.getMessage().getContent().toByteArray();
+        return s == null ? CompletableFuture.failedFuture(new ServerNotReadyException("the node is starting"))
+                : local.submit(s, message, type);
     }
 
     // ---- refusals
@@ -323,11 +312,11 @@ final class FrontEnd implements AutoCloseable {
 
     private Refusal notLeader(RaftPeerId leader) throws IOException {
         if (leader == null) {
-            return Refusal.noLeader("no leader is known to node " + server.getId() + " yet");
+            return Refusal.noLeader("no leader is known to node " + self() + " yet");
         }
         RaftPeer peer = division().getRaftConf().getPeer(leader);
         if (peer == null) {
-            return Refusal.noLeader("leader " + leader + " is not in node " + server.getId() + "'s configuration");
+            return Refusal.noLeader("leader " + leader + " is not in node " + self() + "'s configuration");
         }
         String client = peer.getClientAddress();
         String address = client != null && !client.isEmpty() ? client : peer.getAddress();
@@ -352,7 +341,7 @@ final class FrontEnd implements AutoCloseable {
         if (cause instanceof NotLeaderException e) {
             try {
                 RaftPeer suggested = e.getSuggestedLeader();
-                return suggested == null ? Refusal.noLeader("node " + server.getId() + " lost leadership")
+                return suggested == null ? Refusal.noLeader("node " + self() + " lost leadership")
                         : notLeader(suggested.getId());
             } catch (IOException io) {
                 return Refusal.unavailable(io.getMessage());
@@ -364,6 +353,12 @@ final class FrontEnd implements AutoCloseable {
         }
         LOG.debug("front end request failed", cause);
         return Refusal.unavailable(cause.getClass().getSimpleName() + ": " + cause.getMessage());
+    }
+
+    /** This node's id, for messages; the server may be gone by the time a late failure is reported. */
+    private String self() {
+        RaftServer s = server;
+        return s == null ? "(stopped)" : s.getId().toString();
     }
 
     private RaftServer.Division division() throws IOException {

@@ -2,17 +2,14 @@ package io.ratchet.node;
 
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
-import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Request;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -30,8 +27,7 @@ final class Sweeper implements AutoCloseable {
 
     private final RaftServer server;
     private final RaftGroupId groupId;
-    private final ClientId clientId = ClientId.randomId();
-    private final AtomicLong callId = new AtomicLong();
+    private final LocalSubmitter local;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "ratchet-sweeper");
         t.setDaemon(true);
@@ -41,6 +37,7 @@ final class Sweeper implements AutoCloseable {
     Sweeper(RaftServer server, RaftGroupId groupId, Duration interval) {
         this.server = server;
         this.groupId = groupId;
+        this.local = new LocalSubmitter(groupId);
         timer.scheduleWithFixedDelay(this::sweepOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -58,18 +55,11 @@ final class Sweeper implements AutoCloseable {
                 if (due.isEmpty()) {
                     return;
                 }
-                RaftClientReply reply = server.submitClientRequestAsync(RaftClientRequest.newBuilder()
-                                .setClientId(clientId)
-                                .setServerId(server.getId())
-                                .setGroupId(groupId)
-                                .setCallId(callId.incrementAndGet())
-                                .setMessage(RaftBytes.message(Codec.encodeRequests(
-                                        List.of(Request.of(List.of(new Command.Sweep(due)))))))
-                                .setType(RaftClientRequest.writeRequestType())
-                                .build())
-                        .get(30, TimeUnit.SECONDS);
-                if (!reply.isSuccess()) {
-                    LOG.info("sweep of {} items not committed: {}", due.size(), reply.getException());
+                try {
+                    local.submit(server, Codec.encodeRequests(List.of(Request.of(List.of(new Command.Sweep(due))))),
+                            RaftClientRequest.writeRequestType()).get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    LOG.info("sweep of {} items not committed: {}", due.size(), e.getCause().toString());
                     return;
                 }
             } while (due.size() == BATCH);

@@ -93,7 +93,7 @@ class FrontEndClusterTest {
                         Batch.untagged(List.of(Request.of(List.of(new Command.OpenSession(session, 60_000)))))))).get(0);
                 assertEquals(new Result.SessionOpened(session, 60_000), opened);
             }
-            byte[] reserve = Codec.encodeBatches(List.of(new Batch(session, 1, 1,
+            byte[] reserve = Codec.encodeBatches(List.of(new Batch(session, 1,
                     List.of(Request.of(List.of(new Command.Put("emails/ada@example.com", "\"users/1\"", 0, null)))))));
             Result.Write first;
             try (Raw raw = new Raw(cluster.address(leader))) {

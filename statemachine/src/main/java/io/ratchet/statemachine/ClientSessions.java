@@ -9,14 +9,14 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
  * Client sessions (Raft dissertation §6.3): what makes a resent write apply at most once, whichever node
- * or connection it comes through. Each session remembers the results of the batches its client has not
- * yet seen answered; a resend of one gets those results back instead of being applied again.
+ * or connection it comes through. A client sends its next message only once the last is answered, so a
+ * session keeps the results of its latest message alone: a resend of it gets them back instead of being
+ * applied again, and a copy of an older one (its answer long delivered) is refused, never applied.
  *
  * <p>Deterministic like the rest of the store: a session expires when {@code timeout} of cluster time
  * passes without a write in it, and when more than {@link #MAX_SESSIONS} are open the one idle longest
@@ -25,21 +25,16 @@ import java.util.function.Supplier;
 final class ClientSessions {
     /** Open sessions at most; opening one more expires the one idle longest. */
     static final int MAX_SESSIONS = 65_536;
-    /**
-     * Results kept per session at most. A client has one batch in flight, so it needs one; more only
-     * bounds what a client that never reports its answers can make a node hold.
-     */
-    static final int MAX_KEPT_RESULTS = 16;
 
     /** One session's state; mutable, owned by this class. */
     static final class Session {
         final long id;
         final long timeoutMillis;
         long lastActive;
-        /** The highest sequence number applied in this session (0 before the first). */
-        long highestSequence;
-        /** Results by sequence number, for the batches whose answers the client may still ask for. */
-        final TreeMap<Long, List<Result>> kept = new TreeMap<>();
+        /** The sequence number of the latest message applied (0 before the first). */
+        long lastSequence;
+        /** That message's results, for a resend of it; null before the first. */
+        List<Result> lastResults;
 
         Session(long id, long timeoutMillis, long lastActive) {
             this.id = id;
@@ -47,70 +42,72 @@ final class ClientSessions {
             this.lastActive = lastActive;
         }
 
-        long expiresAt() {
-            return lastActive + timeoutMillis;
+        Expiry expiry() {
+            return new Expiry(lastActive + timeoutMillis, id);
+        }
+    }
+
+    /** When a session lapses, then its id: the order expiry and eviction go in, the same on every replica. */
+    record Expiry(long at, long id) implements Comparable<Expiry> {
+        @Override
+        public int compareTo(Expiry o) {
+            int c = Long.compare(at, o.at);
+            return c != 0 ? c : Long.compare(id, o.id);
         }
     }
 
     private final Map<Long, Session> sessions = new HashMap<>();
-    /** Sessions by expiry, then id: what expiry and eviction look at. */
-    private final NavigableSet<CompareExchangeStore.Expiring> byExpiry = new TreeSet<>();
+    private final NavigableSet<Expiry> byExpiry = new TreeSet<>();
 
     /** Opens a session, or answers as before when it is open already (a resent open). */
     Result open(Command.OpenSession open, long clusterTime) {
-        Session existing = sessions.get(open.id());
-        if (existing != null) {
-            return new Result.SessionOpened(existing.id, existing.timeoutMillis);
+        Session s = sessions.get(open.id());
+        if (s == null) {
+            if (sessions.size() >= MAX_SESSIONS) {
+                remove(sessions.get(byExpiry.first().id()));
+            }
+            s = new Session(open.id(), open.timeoutMillis(), clusterTime);
+            restore(s);
         }
-        if (sessions.size() >= MAX_SESSIONS) {
-            remove(sessions.get(idOf(byExpiry.first())));
-        }
-        Session s = new Session(open.id(), open.timeoutMillis(), clusterTime);
-        sessions.put(s.id, s);
-        byExpiry.add(key(s));
         return new Result.SessionOpened(s.id, s.timeoutMillis);
     }
 
     /**
-     * Applies a tagged batch once: {@code apply} runs only for a sequence number the session has not
-     * applied; a resend gets the kept results. A batch in a session that does not exist applies nothing.
+     * Applies a tagged batch once: {@code apply} runs only for a sequence number above the session's
+     * latest; a resend of the latest gets its results. A batch in a session that does not exist applies
+     * nothing.
      */
     List<Result> apply(Batch batch, long clusterTime, Supplier<List<Result>> apply) {
         Session s = sessions.get(batch.session());
         if (s == null) {
             return Collections.nCopies(batch.commandCount(), new Result.SessionExpired(batch.session()));
         }
-        touch(s, clusterTime);
-        List<Result> results;
-        if (batch.sequence() <= s.highestSequence) {
-            results = s.kept.get(batch.sequence());
-            if (results == null) {
-                // Applied before, and its answer was reported received (or it is older than what is kept):
-                // nobody waits for it, and applying it again is what this class exists to prevent.
-                return Collections.nCopies(batch.commandCount(), new Result.Rejected("session " + batch.session()
-                        + ": sequence " + batch.sequence() + " was applied before and its answer delivered"));
-            }
-        } else {
-            results = List.copyOf(apply.get());
-            s.highestSequence = batch.sequence();
-            s.kept.put(batch.sequence(), results);
+        byExpiry.remove(s.expiry());
+        s.lastActive = Math.max(s.lastActive, clusterTime);
+        byExpiry.add(s.expiry());
+        if (batch.sequence() == s.lastSequence) {
+            return s.lastResults;
         }
-        s.kept.headMap(batch.firstUnanswered()).clear();
-        while (s.kept.size() > MAX_KEPT_RESULTS) {
-            s.kept.pollFirstEntry();
+        if (batch.sequence() < s.lastSequence) {
+            // Its answer was delivered (the client sent a later one): nobody waits for it, and applying
+            // it again is what this class exists to prevent.
+            return Collections.nCopies(batch.commandCount(), new Result.Rejected("session " + batch.session()
+                    + ": sequence " + batch.sequence() + " was applied before and its answer delivered"));
         }
-        return results;
+        s.lastSequence = batch.sequence();
+        s.lastResults = List.copyOf(apply.get());
+        return s.lastResults;
     }
 
     /** Drops the sessions whose timeout has passed at {@code clusterTime}. */
     void expire(long clusterTime) {
-        for (Iterator<CompareExchangeStore.Expiring> it = byExpiry.iterator(); it.hasNext(); ) {
-            CompareExchangeStore.Expiring e = it.next();
+        for (Iterator<Expiry> it = byExpiry.iterator(); it.hasNext(); ) {
+            Expiry e = it.next();
             if (e.at() > clusterTime) {
                 return;
             }
             it.remove();
-            sessions.remove(idOf(e));
+            sessions.remove(e.id());
         }
     }
 
@@ -123,29 +120,14 @@ final class ClientSessions {
         return Collections.unmodifiableCollection(sessions.values());
     }
 
-    /** For snapshots: puts back a session as it was written. */
+    /** Puts in a session: a new one, or one read back from a snapshot. */
     void restore(Session s) {
         sessions.put(s.id, s);
-        byExpiry.add(key(s));
-    }
-
-    private void touch(Session s, long clusterTime) {
-        byExpiry.remove(key(s));
-        s.lastActive = Math.max(s.lastActive, clusterTime);
-        byExpiry.add(key(s));
+        byExpiry.add(s.expiry());
     }
 
     private void remove(Session s) {
-        byExpiry.remove(key(s));
+        byExpiry.remove(s.expiry());
         sessions.remove(s.id);
-    }
-
-    /** Ordered by expiry; ties by the id's hex text, the same on every replica. */
-    private static CompareExchangeStore.Expiring key(Session s) {
-        return new CompareExchangeStore.Expiring(s.expiresAt(), Long.toHexString(s.id));
-    }
-
-    private static long idOf(CompareExchangeStore.Expiring e) {
-        return Long.parseUnsignedLong(e.id(), 16);
     }
 }

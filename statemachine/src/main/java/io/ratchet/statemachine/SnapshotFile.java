@@ -4,7 +4,6 @@ import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
-import io.ratchet.protocol.Result;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -81,11 +80,9 @@ public final class SnapshotFile {
                 out.writeLong(session.id);
                 out.writeLong(session.timeoutMillis);
                 out.writeLong(session.lastActive);
-                out.writeLong(session.highestSequence);
-                out.writeInt(session.kept.size());
-                for (Map.Entry<Long, List<Result>> kept : session.kept.entrySet()) {
-                    out.writeLong(kept.getKey());
-                    Codec.writeResultList(out, kept.getValue());
+                out.writeLong(session.lastSequence);
+                if (session.lastSequence > 0) {
+                    Codec.writeResultList(out, session.lastResults);
                 }
             }
             long checksum = crc.getValue();
@@ -142,10 +139,9 @@ public final class SnapshotFile {
             long sessionCount = version == WITHOUT_SESSIONS ? 0 : in.readLong();
             for (long i = 0; i < sessionCount; i++) {
                 ClientSessions.Session session = new ClientSessions.Session(in.readLong(), in.readLong(), in.readLong());
-                session.highestSequence = in.readLong();
-                int kept = in.readInt();
-                for (int k = 0; k < kept; k++) {
-                    session.kept.put(in.readLong(), Codec.readResultList(in));
+                session.lastSequence = in.readLong();
+                if (session.lastSequence > 0) {
+                    session.lastResults = List.copyOf(Codec.readResultList(in));
                 }
                 sessions.add(session);
             }

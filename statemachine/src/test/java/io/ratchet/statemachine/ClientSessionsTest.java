@@ -38,7 +38,7 @@ class ClientSessionsTest {
     }
 
     private static Batch tagged(long session, long sequence, Command... commands) {
-        return new Batch(session, sequence, sequence, List.of(Request.of(List.of(commands))));
+        return new Batch(session, sequence, List.of(Request.of(List.of(commands))));
     }
 
     private static Command.Put create(String key, String value) {
