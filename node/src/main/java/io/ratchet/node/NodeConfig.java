@@ -24,10 +24,11 @@ import java.util.function.Function;
  * @param electionTimeoutMin    the least time without a leader's heartbeat before a follower stands
  * @param electionTimeoutMax    the most, randomised between the two so candidates rarely collide
  * @param sweepInterval         how often the leader proposes removing expired items
+ * @param httpPort              the port of the HTTP API and console, on this node's host; 0 for none
  */
 public record NodeConfig(String id, Map<String, String> peers, String group, Path storage, long snapshotThreshold,
                          long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax,
-                         Duration sweepInterval) {
+                         Duration sweepInterval, int httpPort) {
 
     public static final String DEFAULT_GROUP = "ratchet";
 
@@ -42,27 +43,42 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         if (sweepInterval.toMillis() < 10) {
             throw new IllegalArgumentException("sweep interval must be at least 10 ms");
         }
+        if (httpPort < 0 || httpPort > 65_535) {
+            throw new IllegalArgumentException("http.port must be 1..65535 (or 0 for no HTTP), not " + httpPort);
+        }
     }
 
     /** Defaults for everything but identity, peers and storage. */
     public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
         return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
-                Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(1));
+                Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(1), 0);
     }
 
     public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {
         return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax,
-                sweepInterval);
+                sweepInterval, httpPort);
     }
 
     public NodeConfig withElectionTimeout(Duration min, Duration max) {
-        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max, sweepInterval);
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max, sweepInterval,
+                httpPort);
+    }
+
+    public NodeConfig withHttpPort(int port) {
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
+                electionTimeoutMax, sweepInterval, port);
     }
 
     /** This node's port, from its own address. */
     public int port() {
         String address = peers.get(id);
         return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+    }
+
+    /** This node's host, from its own address: where its HTTP API listens too. */
+    public String host() {
+        String address = peers.get(id);
+        return address.substring(0, address.lastIndexOf(':'));
     }
 
     /**
@@ -85,7 +101,8 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
                 number(p, file, "log.segment.bytes", defaults.segmentSizeBytes(), Long::parseLong),
                 Duration.ofMillis(number(p, file, "election.timeout.min.ms", defaults.electionTimeoutMin().toMillis(), Long::parseLong)),
                 Duration.ofMillis(number(p, file, "election.timeout.max.ms", defaults.electionTimeoutMax().toMillis(), Long::parseLong)),
-                Duration.ofMillis(number(p, file, "sweep.interval.ms", defaults.sweepInterval().toMillis(), Long::parseLong)));
+                Duration.ofMillis(number(p, file, "sweep.interval.ms", defaults.sweepInterval().toMillis(), Long::parseLong)),
+                number(p, file, "http.port", 0, Integer::parseInt));
     }
 
     /** Parses {@code n1=host:port,n2=host:port}. */

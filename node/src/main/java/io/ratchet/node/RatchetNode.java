@@ -1,12 +1,28 @@
 package io.ratchet.node;
 
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.node.http.HttpApi;
+import io.ratchet.node.http.LocalNode;
+import io.ratchet.node.http.Routes;
+import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.GroupName;
+import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.RaftBytes;
+import io.ratchet.protocol.Result;
+import io.ratchet.statemachine.KeyContention;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.protocol.RaftGroup;
@@ -28,6 +44,15 @@ public final class RatchetNode implements AutoCloseable {
     private final RaftServer server;
     private final FrontEnd frontEnd;
     private final Sweeper sweeper;
+    /** The HTTP API's own client of the cluster, and the API; null when the node serves no HTTP. */
+    private RatchetClient httpClient;
+    private HttpApi http;
+    /** Where HTTP calls that block (the status probe) run. */
+    private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, r -> {
+        Thread t = new Thread(r, "ratchet-http-blocking");
+        t.setDaemon(true);
+        return t;
+    });
 
     private RatchetNode(NodeConfig config, RaftServer server, FrontEnd frontEnd) {
         this.config = config;
@@ -55,7 +80,70 @@ public final class RatchetNode implements AutoCloseable {
         // Only now: until start returns, looking up the Raft group blocks while it loads its snapshot and
         // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
         frontEnd.attach(server);
-        return new RatchetNode(config, server, frontEnd);
+        RatchetNode node = new RatchetNode(config, server, frontEnd);
+        if (config.httpPort() != 0) {
+            try {
+                node.startHttp();
+            } catch (IOException | RuntimeException e) {
+                node.close();
+                throw e;
+            }
+        }
+        return node;
+    }
+
+    /**
+     * The HTTP API is a client of the cluster like any other (as etcd's JSON gateway is a gRPC client of
+     * its own node): its writes take a client session and group commit, and reach the leader's log
+     * entries beside every other client's, from whichever node took the request.
+     */
+    private void startHttp() throws IOException {
+        String peers = String.join(",", config.peers().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+        httpClient = RatchetClient.connect(ClientOptions.parse(peers).withGroup(config.group()));
+        RaftServer.Division division = server.getDivision(GroupName.toGroupId(config.group()));
+        RatchetStateMachine stateMachine = (RatchetStateMachine) division.getStateMachine();
+        LocalNode local = new LocalNode() {
+            @Override
+            public String id() {
+                return config.id();
+            }
+
+            @Override
+            public CompletableFuture<StaleItem> staleGet(String key) {
+                Query.Get get = new Query.Get(key);
+                try {
+                    get.validate();
+                } catch (InvalidCommandException e) {
+                    return CompletableFuture.failedFuture(new InvalidRequestException(e.getMessage(), e));
+                }
+                long applied = division.getInfo().getLastAppliedIndex();
+                return stateMachine.query(RaftBytes.message(Codec.encodeQuery(get))).thenApply(reply -> {
+                    Result.Found found = (Result.Found) Codec.decodeResults(reply.getContent().toByteArray()).get(0);
+                    return new StaleItem(Optional.ofNullable(found.item()), applied);
+                });
+            }
+
+            @Override
+            public int sessionCount() {
+                return stateMachine.sessionCount();
+            }
+
+            @Override
+            public KeyContention contention() {
+                return stateMachine.contention();
+            }
+        };
+        http = HttpApi.start(config.host(), config.httpPort(), new Routes(httpClient, local, httpBlocking));
+    }
+
+    /** The URL of this node's HTTP API and console, or null when it serves none. */
+    public String httpUrl() {
+        return http == null ? null : "http://" + config.host() + ":" + http.port();
+    }
+
+    /** The HTTP API's routes, for tests; null when the node serves no HTTP. */
+    public HttpApi http() {
+        return http;
     }
 
     static RaftGroup group(NodeConfig config) {
@@ -131,6 +219,13 @@ public final class RatchetNode implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (http != null) {
+            http.close();
+        }
+        if (httpClient != null) {
+            httpClient.close();
+        }
+        httpBlocking.shutdownNow();
         sweeper.close();
         frontEnd.close();
         server.close();

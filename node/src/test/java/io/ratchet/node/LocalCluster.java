@@ -54,7 +54,8 @@ public final class LocalCluster implements AutoCloseable {
         }
         for (String id : peers.keySet()) {
             NodeConfig config = NodeConfig.of(id, peers, dir.resolve(id))
-                    .withElectionTimeout(Duration.ofMillis(500), Duration.ofMillis(1000));
+                    .withElectionTimeout(Duration.ofMillis(500), Duration.ofMillis(1000))
+                    .withHttpPort(freePort());
             cluster.configs.put(id, tune.apply(config));
         }
         try {
@@ -159,6 +160,16 @@ public final class LocalCluster implements AutoCloseable {
     /** The address clients reach node {@code id} at. */
     String address(String id) {
         return configs.get(id).peers().get(id);
+    }
+
+    /** The URL of node {@code id}'s HTTP API and console ({@code http://127.0.0.1:PORT}), running or not. */
+    String httpUrl(String id) {
+        return "http://127.0.0.1:" + configs.get(id).httpPort();
+    }
+
+    /** The running node {@code id}. */
+    RatchetNode node(String id) {
+        return running.get(id);
     }
 
     NodeConfig config(String id) {

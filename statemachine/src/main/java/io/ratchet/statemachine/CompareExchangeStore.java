@@ -61,6 +61,8 @@ public final class CompareExchangeStore {
     private final ClientSessions sessions = new ClientSessions();
     private long clusterTime;
     private long lastEntryIndex;
+    /** Told of every condition evaluated; not state (see {@link KeyContention}). */
+    private KeyContention contention;
 
     /** Something that lapses at a cluster time; ordered by that time, then by id. */
     record Expiring(long at, String id) implements Comparable<Expiring> {
@@ -184,8 +186,11 @@ public final class CompareExchangeStore {
             return sessions.open(o, clusterTime);
         }
         Command.Op op = (Command.Op) command;
-        Item current = items.get(Keys.normalize(op.key()));
-        if (!holds(op, current, clusterTime)) {
+        String id = Keys.normalize(op.key());
+        Item current = items.get(id);
+        boolean held = holds(op, current, clusterTime);
+        count(id, op.key(), held, held);
+        if (!held) {
             return new Result.Write(false, current == null ? op.key() : current.key(), current);
         }
         Item after = write(op, current, logIndex, clusterTime);
@@ -241,11 +246,18 @@ public final class CompareExchangeStore {
 
     private Result transaction(Command.Transaction t, long logIndex, long clusterTime) {
         List<Result.Conflict> conflicts = new ArrayList<>();
-        for (Command.Op op : t.ops()) {
+        boolean[] held = new boolean[t.ops().size()];
+        for (int i = 0; i < held.length; i++) {
+            Command.Op op = t.ops().get(i);
             Item current = items.get(Keys.normalize(op.key()));
-            if (!holds(op, current, clusterTime)) {
+            held[i] = holds(op, current, clusterTime);
+            if (!held[i]) {
                 conflicts.add(new Result.Conflict(op.key(), op.index(), current == null ? 0 : current.index()));
             }
+        }
+        for (int i = 0; i < held.length; i++) {
+            Command.Op op = t.ops().get(i);
+            count(Keys.normalize(op.key()), op.key(), held[i], conflicts.isEmpty());
         }
         if (!conflicts.isEmpty()) {
             return new Result.Txn(false, 0, conflicts);
@@ -255,6 +267,17 @@ public final class CompareExchangeStore {
             write(op, items.get(Keys.normalize(op.key())), logIndex, clusterTime);
         }
         return new Result.Txn(true, logIndex, List.of());
+    }
+
+    private void count(String id, String key, boolean held, boolean committed) {
+        if (contention != null) {
+            contention.evaluated(id, key, held, committed);
+        }
+    }
+
+    /** Where evaluated conditions are counted from now on (null: nowhere). Changes no state. */
+    public void countContentionIn(KeyContention contention) {
+        this.contention = contention;
     }
 
     private Result sweep(Command.Sweep sweep, long logIndex, long clusterTime) {

@@ -58,6 +58,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private final LongSupplier leaderClock;
     private final Watches watches = new Watches();
     private CompareExchangeStore store = new CompareExchangeStore();
+    private final KeyContention contention = new KeyContention(System.currentTimeMillis());
 
     public RatchetStateMachine() {
         this(System::currentTimeMillis);
@@ -66,6 +67,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     /** @param leaderClock the clock that stamps entries on the leader (never read during apply) */
     public RatchetStateMachine(LongSupplier leaderClock) {
         this.leaderClock = leaderClock;
+        store.countContentionIn(contention);
     }
 
     @Override
@@ -133,6 +135,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
         lock.writeLock().lock();
         try {
             store = loaded;
+            store.countContentionIn(contention);
             setLastAppliedTermIndex(snapshot.getTermIndex());
             latestSnapshot = snapshot;
         } finally {
@@ -254,6 +257,21 @@ public final class RatchetStateMachine extends BaseStateMachine {
         lock.readLock().lock();
         try {
             return store.expiredAt(time, limit);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** The keys whose conditions were refused most since this node started (see {@link KeyContention}). */
+    public KeyContention contention() {
+        return contention;
+    }
+
+    /** Open client sessions in this node's applied state. */
+    public int sessionCount() {
+        lock.readLock().lock();
+        try {
+            return store.sessionCount();
         } finally {
             lock.readLock().unlock();
         }

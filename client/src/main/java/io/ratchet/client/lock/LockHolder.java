@@ -1,5 +1,7 @@
 package io.ratchet.client.lock;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.protocol.Item;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -14,4 +16,15 @@ import java.util.Optional;
  * @param expiresAt    when the holder's lease ends, in cluster time; empty for an item that never expires
  */
 public record LockHolder(String name, String owner, long fencingToken, long index, Optional<Instant> expiresAt) {
+
+    /** The holder that lock item {@code item} of lock {@code name} names. */
+    public static LockHolder of(String name, Item item) {
+        return new LockHolder(name, ownerOf(item), item.createdIndex(), item.index(), item.expiry());
+    }
+
+    /** The owner a lock value names; for an item that is not a lock value, its raw JSON. */
+    static String ownerOf(Item item) {
+        JsonNode owner = item.valueNode().get("owner");
+        return owner != null && owner.isTextual() ? owner.asText() : item.value();
+    }
 }

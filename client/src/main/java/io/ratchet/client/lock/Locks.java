@@ -385,17 +385,11 @@ public final class Locks {
     }
 
     private static LockHolder holderOf(String name, Item item) {
-        if (item == null) {
-            return null;
-        }
-        return new LockHolder(name, ownerOf(item), item.createdIndex(), item.index(), item.expiry());
+        return item == null ? null : LockHolder.of(name, item);
     }
 
-    /** The owner a lock value names; for an item that is not a lock value, its raw JSON. */
     private static String ownerOf(Item item) {
-        JsonNode value = item.valueNode();
-        JsonNode owner = value.get("owner");
-        return owner != null && owner.isTextual() ? owner.asText() : item.value();
+        return LockHolder.ownerOf(item);
     }
 
     private static <T> CompletableFuture<T> checked(Supplier<CompletableFuture<T>> call) {

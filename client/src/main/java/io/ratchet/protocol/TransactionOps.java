@@ -1,15 +1,13 @@
-package io.ratchet.cli;
+package io.ratchet.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.ratchet.protocol.Command;
-import io.ratchet.protocol.InvalidCommandException;
-import io.ratchet.protocol.Json;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
 /**
- * Reads a transaction's operations from the command line's JSON array:
+ * Reads a transaction's operations from their JSON form, the one the command line and the HTTP API
+ * take: an array of
  * <pre>
  * {"op":"put","key":K,"value":V,"index":N[,"metadata":{...}]}
  * {"op":"delete","key":K,"index":N}
@@ -20,15 +18,19 @@ import java.util.List;
  * Every field is required but metadata, and an unknown field is an error: a typo must not silently
  * turn into a different condition (a missing index would otherwise read as "create-only").
  */
-final class TransactionOps {
+public final class TransactionOps {
     private TransactionOps() {
     }
 
     /** @throws InvalidCommandException naming the operation and the field that is wrong */
-    static List<Command.Op> parse(String json) {
-        JsonNode array = Json.parse(json);
-        if (!array.isArray() || array.isEmpty()) {
-            throw new InvalidCommandException("OPS_JSON must be a non-empty JSON array of operations, e.g. "
+    public static List<Command.Op> parse(String json) {
+        return parse(Json.parse(json));
+    }
+
+    /** @throws InvalidCommandException naming the operation and the field that is wrong */
+    public static List<Command.Op> parse(JsonNode array) {
+        if (array == null || !array.isArray() || array.isEmpty()) {
+            throw new InvalidCommandException("the operations must be a non-empty JSON array, e.g. "
                     + "[{\"op\":\"put\",\"key\":\"a\",\"value\":1,\"index\":0}]");
         }
         List<Command.Op> ops = new ArrayList<>(array.size());

@@ -1,0 +1,363 @@
+package io.ratchet.node.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.UnknownOutcomeException;
+import io.ratchet.client.lock.LeaseLostException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's HTTP server (Jetty): the JSON API under {@code /v1} (docs/HTTP.md, {@code /v1/openapi.json})
+ * and the web console at {@code /}. Requests are handled asynchronously: a long-polling watch holds no
+ * thread. Every request ends in a JSON answer; input a client sent never gets a 500.
+ */
+public final class HttpApi implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    /** Longer than the longest watch, so a long poll is not cut off as idle. */
+    private static final long IDLE_TIMEOUT_MILLIS = 120_000;
+    private static final Pattern CONSOLE_FILE = Pattern.compile("[A-Za-z0-9_-]+\\.(html|js|css|svg)");
+
+    private final Server server;
+    private final List<Route> routes;
+
+    private HttpApi(Server server, List<Route> routes) {
+        this.server = server;
+        this.routes = routes;
+    }
+
+    /**
+     * Starts serving on {@code host:port} (port 0: any free one).
+     *
+     * @param routes the API (see {@link Routes})
+     */
+    public static HttpApi start(String host, int port, Routes routes) throws IOException {
+        QueuedThreadPool threads = new QueuedThreadPool(64, 4);
+        threads.setName("ratchet-http");
+        threads.setDaemon(true);
+        Server server = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        // A key may hold any character, "%2F" included: the path is decoded by the route, not by Jetty.
+        http.setUriCompliance(UriCompliance.UNSAFE);
+        ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+        connector.setHost(host);
+        connector.setPort(port);
+        connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
+        server.addConnector(connector);
+        HttpApi api = new HttpApi(server, routes.all());
+        server.setHandler(api.new Dispatch());
+        try {
+            server.start();
+        } catch (Exception e) {
+            try {
+                server.stop();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw new IOException("cannot serve HTTP on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+        return api;
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    }
+
+    /** The routes served under /v1, for the OpenAPI test. */
+    public List<Route> routes() {
+        return routes;
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            LOG.warn("HTTP server did not stop cleanly", e);
+        }
+    }
+
+    // ---- routing
+
+    /**
+     * One route: a method and a path, either exact ({@code /v1/status}) or a prefix whose rest of the
+     * path is one parameter, slashes included ({@code /v1/items/{key}}).
+     *
+     * @param bodyLimit the largest body accepted, in bytes (0: the route takes none)
+     */
+    public record Route(String method, String prefix, String parameter, long bodyLimit, Handler handler) {
+        /** How a route answers a call. */
+        @FunctionalInterface
+        public interface Handler {
+            CompletableFuture<HttpReply> handle(HttpCall call);
+        }
+
+        /** The path as OpenAPI writes it: {@code /v1/items/{key}}. */
+        public String template() {
+            return parameter == null ? prefix : prefix + "/{" + parameter + "}";
+        }
+
+        /** The encoded rest of the path when this route's path matches {@code path}, else null. */
+        String match(String path) {
+            if (parameter == null) {
+                return path.equals(prefix) ? "" : null;
+            }
+            return path.startsWith(prefix + "/") && path.length() > prefix.length() + 1
+                    ? path.substring(prefix.length() + 1) : null;
+        }
+    }
+
+    private final class Dispatch extends Handler.Abstract {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            try {
+                String path = request.getHttpURI().getPath();
+                if (path == null || path.isEmpty()) {
+                    path = "/";
+                }
+                if (!path.startsWith("/v1/")) {
+                    write(response, callback, console(request.getMethod(), path));
+                    return true;
+                }
+                serve(request, response, callback, path);
+            } catch (RuntimeException e) {
+                write(response, callback, failure(e));
+            }
+            return true;
+        }
+    }
+
+    private void serve(Request request, Response response, Callback callback, String path) {
+        String method = request.getMethod();
+        List<String> allowed = new ArrayList<>();
+        Route route = null;
+        String rest = null;
+        for (Route r : routes) {
+            String m = r.match(path);
+            if (m == null) {
+                continue;
+            }
+            allowed.add(r.method());
+            if (r.method().equals(method)) {
+                route = r;
+                rest = m;
+            }
+        }
+        if (route == null) {
+            HttpReply reply = allowed.isEmpty()
+                    ? HttpReply.error(404, "not_found", "no route " + method + " " + path + "; see /v1/openapi.json")
+                    : HttpReply.error(405, "method_not_allowed", method + " is not allowed on " + path
+                            + "; allowed: " + String.join(", ", allowed)).header("Allow", String.join(", ", allowed));
+            write(response, callback, reply);
+            return;
+        }
+        Route chosen = route;
+        HttpCall.HeaderLookup headers = name -> request.getHeaders().get(name);
+        Map<String, String> query = query(request);
+        String decoded = decodePath(rest);
+        readBody(request, chosen.bodyLimit())
+                .thenCompose(body -> chosen.handler().handle(new HttpCall(method, decoded, query, headers, body)))
+                .whenComplete((reply, error) -> write(response, callback, error == null ? reply : failure(error)));
+    }
+
+    private static Map<String, String> query(Request request) {
+        Fields fields;
+        try {
+            fields = Request.extractQueryParameters(request, StandardCharsets.UTF_8);
+        } catch (RuntimeException e) {
+            throw HttpError.badRequest("the query string cannot be read: " + e.getMessage());
+        }
+        Map<String, String> query = new LinkedHashMap<>();
+        for (Fields.Field field : fields) {
+            if (field.getValues().size() > 1) {
+                throw HttpError.badRequest("parameter '" + field.getName() + "' is given more than once");
+            }
+            query.put(field.getName(), field.getValue());
+        }
+        return query;
+    }
+
+    /** The body, refused with 413 past {@code limit} bytes (whatever Content-Length claimed). */
+    private static CompletableFuture<byte[]> readBody(Request request, long limit) {
+        long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
+        if (limit == 0) {
+            return CompletableFuture.completedFuture(new byte[0]);
+        }
+        if (declared > limit) {
+            return CompletableFuture.failedFuture(tooLarge(declared, limit));
+        }
+        return Content.Source.asByteBufferAsync(request, (int) limit + 1).handle((buffer, error) -> {
+            if (error != null) {
+                Throwable cause = unwrap(error);
+                throw cause instanceof IllegalArgumentException || cause instanceof IllegalStateException
+                        ? tooLarge(-1, limit) : HttpError.badRequest("the body could not be read: " + cause.getMessage());
+            }
+            if (buffer.remaining() > limit) {
+                throw tooLarge(buffer.remaining(), limit);
+            }
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.get(bytes);
+            return bytes;
+        });
+    }
+
+    private static HttpError tooLarge(long size, long limit) {
+        return HttpError.tooLarge((size < 0 ? "the body is" : "the body is " + size + " bytes;")
+                + (size < 0 ? " over " : " the limit is ") + limit + " bytes");
+    }
+
+    /** Percent-decodes a path part as UTF-8, strictly: a malformed escape or invalid UTF-8 is refused. */
+    static String decodePath(String encoded) {
+        if (encoded.indexOf('%') < 0) {
+            return encoded;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c != '%') {
+                bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+                continue;
+            }
+            if (i + 2 >= encoded.length() || Character.digit(encoded.charAt(i + 1), 16) < 0
+                    || Character.digit(encoded.charAt(i + 2), 16) < 0) {
+                throw HttpError.badRequest("the path has a malformed percent escape at '" + encoded.substring(i) + "'");
+            }
+            bytes.write(Integer.parseInt(encoded.substring(i + 1, i + 3), 16));
+            i += 2;
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+        } catch (CharacterCodingException e) {
+            throw HttpError.badRequest("the path is not valid UTF-8 once percent-decoded");
+        }
+    }
+
+    /** Percent-encodes a key for a path: every byte of its UTF-8 but unreserved characters and '/'. */
+    static String encodePath(String key) {
+        StringBuilder out = new StringBuilder(key.length() + 8);
+        for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
+            char c = (char) (b & 0xff);
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~/".indexOf(c) >= 0) {
+                out.append(c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return out.toString();
+    }
+
+    // ---- the console
+
+    private static HttpReply console(String method, String path) {
+        String file = path.equals("/") || path.equals("/index.html") ? "index.html"
+                : path.startsWith("/console/") ? path.substring("/console/".length()) : null;
+        if (file == null || !CONSOLE_FILE.matcher(file).matches()) {
+            return HttpReply.error(404, "not_found", "nothing at " + path + "; the console is at /, the API under /v1");
+        }
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            return HttpReply.error(405, "method_not_allowed", method + " is not allowed on " + path).header("Allow", "GET");
+        }
+        try (InputStream in = HttpApi.class.getResourceAsStream("/console/" + file)) {
+            if (in == null) {
+                return HttpReply.error(404, "not_found", "no console file " + file);
+            }
+            String type = switch (file.substring(file.lastIndexOf('.') + 1)) {
+                case "html" -> "text/html; charset=utf-8";
+                case "js" -> "text/javascript; charset=utf-8";
+                case "css" -> "text/css; charset=utf-8";
+                default -> "image/svg+xml";
+            };
+            return new HttpReply(200, new LinkedHashMap<>(), type, in.readAllBytes()).header("Cache-Control", "no-cache");
+        } catch (IOException e) {
+            return HttpReply.error(500, "internal", "cannot read console file " + file + ": " + e.getMessage());
+        }
+    }
+
+    // ---- answers
+
+    /** The answer for a failure: typed errors map to their status; anything else is a bug, logged. */
+    static HttpReply failure(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof HttpError e) {
+            return HttpReply.error(e.status(), e.code(), e.getMessage());
+        }
+        if (cause instanceof InvalidRequestException e) {
+            return HttpReply.error(400, "bad_request", e.getMessage());
+        }
+        if (cause instanceof LeaseLostException e) {
+            ObjectNode body = HttpReply.errorBody("precondition_failed", e.getMessage());
+            body.set("holder", e.holder().map(JsonViews::holder).orElse(null));
+            return HttpReply.json(412, body);
+        }
+        if (cause instanceof ClusterUnavailableException e) {
+            return HttpReply.error(503, "unavailable", e.getMessage()).header("Retry-After", "1");
+        }
+        if (cause instanceof UnknownOutcomeException e) {
+            return HttpReply.error(504, "unknown_outcome", e.getMessage());
+        }
+        LOG.error("HTTP request failed", cause);
+        return HttpReply.error(500, "internal", cause.getClass().getSimpleName() + ": " + cause.getMessage());
+    }
+
+    static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    private static void write(Response response, Callback callback, HttpReply reply) {
+        try {
+            response.setStatus(reply.status());
+            reply.headers().forEach((name, value) -> response.getHeaders().put(name, value));
+            if (reply.contentType() != null) {
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
+            }
+            response.write(true, ByteBuffer.wrap(reply.body()), callback);
+        } catch (RuntimeException e) {
+            callback.failed(e);
+        }
+    }
+
+    /** The address it listens on, for logs. */
+    public InetSocketAddress address() {
+        ServerConnector c = (ServerConnector) server.getConnectors()[0];
+        return new InetSocketAddress(c.getHost() == null ? "0.0.0.0" : c.getHost(), c.getLocalPort());
+    }
+}

@@ -1,0 +1,25 @@
+package io.ratchet.node.http;
+
+import io.ratchet.protocol.Item;
+import io.ratchet.statemachine.KeyContention;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** What the HTTP API asks of the node it runs in, rather than of the cluster. */
+public interface LocalNode {
+    /** This node's id. */
+    String id();
+
+    /** A read of this node's own applied state, with the index it had applied. */
+    CompletableFuture<StaleItem> staleGet(String key);
+
+    /** Open client sessions in this node's applied state. */
+    int sessionCount();
+
+    /** Conditions evaluated per key as this node applied entries. */
+    KeyContention contention();
+
+    /** An item (or none) as this node's state had it at {@code appliedIndex}. */
+    record StaleItem(Optional<Item> item, long appliedIndex) {
+    }
+}

@@ -1,0 +1,87 @@
+package io.ratchet.statemachine;
+
+import io.ratchet.protocol.Keys;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How often each key's conditions were tried, held and were refused, counted as entries are applied:
+ * the server-side view of a hot key (attempts per commit, per key). Not replicated state and never
+ * read by apply; every node applies the same entries, so every node counts the same refusals since it
+ * started. Bounded: past {@link #MAX_KEYS} keys, the half with the least contention is dropped.
+ */
+public final class KeyContention {
+    static final int MAX_KEYS = 8192;
+
+    /** One key's counts. {@code attemptsPerCommit} is null for a key that never committed. */
+    public record Counts(String key, long attempts, long commits, long refused) {
+        public Double attemptsPerCommit() {
+            return commits == 0 ? null : (double) attempts / commits;
+        }
+    }
+
+    private static final class Counter {
+        final String key;
+        long attempts;
+        long commits;
+        long refused;
+
+        Counter(String key) {
+            this.key = key;
+        }
+
+        Counts counts() {
+            return new Counts(key, attempts, commits, refused);
+        }
+    }
+
+    private final Map<String, Counter> counters = new HashMap<>();
+    private final long since;
+
+    /** @param since when counting began (epoch milliseconds; reported only, never used in apply) */
+    public KeyContention(long since) {
+        this.since = since;
+    }
+
+    public long since() {
+        return since;
+    }
+
+    /**
+     * One condition on {@code key} was evaluated; {@code committed} when its write landed (false for a
+     * condition that held in a transaction that another condition failed: neither a commit nor a refusal).
+     */
+    synchronized void evaluated(String normalizedKey, String key, boolean held, boolean committed) {
+        Counter c = counters.computeIfAbsent(normalizedKey, k -> new Counter(key));
+        c.attempts++;
+        if (committed) {
+            c.commits++;
+        }
+        if (!held) {
+            c.refused++;
+        }
+        if (counters.size() > MAX_KEYS) {
+            shrink();
+        }
+    }
+
+    /** The {@code limit} keys refused most often (ties: most attempts), most first. */
+    public synchronized List<Counts> hottest(int limit) {
+        return counters.values().stream().map(Counter::counts).sorted(HOTTEST).limit(limit).toList();
+    }
+
+    private static final Comparator<Counts> HOTTEST = Comparator.comparingLong(Counts::refused)
+            .thenComparingLong(Counts::attempts).reversed().thenComparing(Counts::key);
+
+    private void shrink() {
+        List<Counts> all = new ArrayList<>(counters.size());
+        counters.values().forEach(c -> all.add(c.counts()));
+        all.sort(HOTTEST);
+        for (Counts dropped : all.subList(MAX_KEYS / 2, all.size())) {
+            counters.remove(Keys.normalize(dropped.key()));
+        }
+    }
+}
