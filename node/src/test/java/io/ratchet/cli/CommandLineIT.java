@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -242,6 +246,31 @@ class CommandLineIT {
         assertEquals("cluster_unavailable", Json.parse(write.out).get("error").asText());
     }
 
+    @Test
+    void everyNodeServesTheHttpApiAndConsoleAtTheUrlsTheScriptPrints() throws Exception {
+        Run urls = run(List.of("scripts/cluster", "urls"), 30);
+        assertEquals(0, urls.code, urls.toString());
+        List<String> each = urls.out.lines().toList();
+        assertEquals(3, each.size(), urls.toString());
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(each.get(0) + "v1/items/tour/http"))
+                .header("If-None-Match", "*").PUT(HttpRequest.BodyPublishers.ofString("{\"n\":1}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, created.statusCode(), created.body());
+        String etag = created.headers().firstValue("ETag").orElseThrow();
+        HttpResponse<String> read = http.send(HttpRequest.newBuilder(URI.create(each.get(2) + "v1/items/TOUR/http")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, read.statusCode(), read.body());
+        assertEquals(etag, read.headers().firstValue("ETag").orElseThrow());
+        HttpResponse<String> blind = http.send(HttpRequest.newBuilder(URI.create(each.get(1) + "v1/items/tour/http"))
+                .PUT(HttpRequest.BodyPublishers.ofString("2")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(428, blind.statusCode(), blind.body());
+        HttpResponse<String> console = http.send(HttpRequest.newBuilder(URI.create(each.get(1))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, console.statusCode());
+        assertTrue(console.headers().firstValue("Content-Type").orElseThrow().startsWith("text/html"));
+    }
+
     // ---- helpers
 
     private static JsonNode json(int expectedCode, String... args) throws Exception {
@@ -286,12 +315,14 @@ class CommandLineIT {
 
     private static Integer base;
 
-    /** A base port whose next three ports are free now; chosen once, used for the whole class. */
+    /** A base port whose node and HTTP ports are free now; chosen once, used for the whole class. */
     private static synchronized int basePort() throws IOException {
         if (base == null) {
             for (int tries = 0; base == null && tries < 50; tries++) {
                 int candidate = ThreadLocalRandom.current().nextInt(20_000, 40_000);
-                if (free(candidate + 1) && free(candidate + 2) && free(candidate + 3)) {
+                // The nodes' ports, and their HTTP ports (scripts/cluster puts them at BASE+11..).
+                if (free(candidate + 1) && free(candidate + 2) && free(candidate + 3)
+                        && free(candidate + 11) && free(candidate + 12) && free(candidate + 13)) {
                     base = candidate;
                 }
             }

@@ -201,6 +201,8 @@ class HttpApiTest extends SharedClusterTest {
                 send("PUT", "/v1/items/rvn-atomic/users/1", "1", "If-None-Match", "*"),
                 send("PUT", "/v1/items/http/bad/%C3%28", "1", "If-None-Match", "*"),
                 send("DELETE", "/v1/items/http/bad/a", null, "If-Match", "\"0\""),
+                send("PUT", "/v1/items/http/bad/../a", "1", "If-None-Match", "*"),
+                send("PUT", "/v1/items/http/bad/./a", "1", "If-None-Match", "*"),
                 send("POST", "/v1/txn", "{\"ops\":[]}"),
                 send("POST", "/v1/txn", "[1]"),
                 send("POST", "/v1/txn", "{\"ops\":[{\"op\":\"put\",\"key\":\"a\",\"value\":1}]}"),

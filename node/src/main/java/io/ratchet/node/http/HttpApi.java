@@ -186,6 +186,10 @@ public final class HttpApi implements AutoCloseable {
         HttpCall.HeaderLookup headers = name -> request.getHeaders().get(name);
         Map<String, String> query = query(request);
         String decoded = decodePath(rest);
+        if (!decoded.isEmpty() && hasDotSegment(decoded)) {
+            throw HttpError.badRequest("a key with a '.' or '..' path segment cannot travel in a URL (browsers and "
+                    + "proxies resolve them, even escaped, and would address another key); use the CLI or the Java client");
+        }
         readBody(request, chosen.bodyLimit())
                 .thenCompose(body -> chosen.handler().handle(new HttpCall(method, decoded, query, headers, body)))
                 .whenComplete((reply, error) -> write(response, callback, error == null ? reply : failure(error)));
@@ -264,6 +268,15 @@ public final class HttpApi implements AutoCloseable {
         } catch (CharacterCodingException e) {
             throw HttpError.badRequest("the path is not valid UTF-8 once percent-decoded");
         }
+    }
+
+    private static boolean hasDotSegment(String path) {
+        for (String segment : path.split("/", -1)) {
+            if (segment.equals(".") || segment.equals("..")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Percent-encodes a key for a path: every byte of its UTF-8 but unreserved characters and '/'. */

@@ -394,7 +394,8 @@ public final class Routes {
             body.put("node", node.id());
             body.put("leader", nodes.stream().filter(n -> "LEADER".equals(n.role())).map(NodeStatus::id)
                     .findFirst().orElse(null));
-            body.put("items", nodes.stream().filter(n -> n.error() == null).mapToLong(NodeStatus::items).max().orElse(0));
+            body.put("items", nodes.stream().filter(n -> n.error() == null)
+                    .max(java.util.Comparator.comparingLong(NodeStatus::appliedIndex)).map(NodeStatus::items).orElse(0L));
             body.put("sessions", node.sessionCount());
             ArrayNode array = body.putArray("nodes");
             for (NodeStatus n : nodes) {
