@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The client's retry rules, in one place, decided by the typed outcome of each call and never by the
@@ -58,6 +59,14 @@ final class Attempts {
      * {@link InvalidRequestException} or {@link GaveUp}.
      */
     CompletableFuture<Delivery> send(byte method, byte[] message, Duration budget, Duration perAttempt) {
+        return send(method, () -> message, budget, perAttempt);
+    }
+
+    /**
+     * As {@link #send(byte, byte[], Duration, Duration)}, with the message made afresh for each attempt
+     * (a watch asks each node to wait only for what is left of its time).
+     */
+    CompletableFuture<Delivery> send(byte method, Supplier<byte[]> message, Duration budget, Duration perAttempt) {
         long start = System.nanoTime();
         return attempt(method, message, new State(start, start + budget.toNanos(), perAttempt));
     }
@@ -79,11 +88,11 @@ final class Attempts {
         }
     }
 
-    private CompletableFuture<Delivery> attempt(byte method, byte[] message, State s) {
+    private CompletableFuture<Delivery> attempt(byte method, Supplier<byte[]> message, State s) {
         String node = transport.leader();
         long left = s.deadline - System.nanoTime();
         Duration timeout = Duration.ofNanos(Math.max(1, Math.min(left, s.perAttempt.toNanos())));
-        return transport.call(method, node, message, timeout).thenCompose(outcome -> {
+        return transport.call(method, node, message.get(), timeout).thenCompose(outcome -> {
             if (outcome instanceof FrontEndTransport.Answered a) {
                 return CompletableFuture.completedFuture(new Delivery(a.results(), s.mayHaveApplied));
             }
@@ -124,9 +133,7 @@ final class Attempts {
             if (pause == 0) {
                 return attempt(method, message, s);
             }
-            return CompletableFuture.runAsync(() -> { },
-                            CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS))
-                    .thenCompose(x -> attempt(method, message, s));
+            return transport.after(Duration.ofNanos(pause)).thenCompose(x -> attempt(method, message, s));
         });
     }
 

@@ -14,7 +14,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
@@ -25,6 +28,9 @@ import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
+import org.apache.ratis.thirdparty.io.netty.channel.EventLoopGroup;
+import org.apache.ratis.thirdparty.io.netty.channel.nio.NioEventLoopGroup;
+import org.apache.ratis.thirdparty.io.netty.channel.socket.nio.NioSocketChannel;
 
 /**
  * The connections to the nodes' front ends: one gRPC channel and one {@code Calls} stream per node
@@ -54,17 +60,49 @@ final class FrontEndTransport implements AutoCloseable {
     record Unanswered(String why, boolean delivered) implements Outcome {
     }
 
-    /** Timeouts of calls on every client's streams: one daemon thread, which only ever completes futures. */
-    private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
-
     private final Map<String, CallStream> streams = new LinkedHashMap<>();
     private final List<String> addresses;
+    /** The client's timers: call timeouts here, pauses between attempts in {@link Attempts}. */
+    private final ScheduledThreadPoolExecutor timers;
+    /**
+     * This client's own network threads and gRPC executor, rather than gRPC's process-wide ones, so
+     * that {@link #close} ends every thread the client started: a program that closes its client and
+     * returns from {@code main} leaves nothing running.
+     */
+    private final EventLoopGroup network;
+    private final ExecutorService callbacks;
     private volatile String leader;
     private volatile boolean closed;
 
     FrontEndTransport(List<String> addresses) {
         this.addresses = new ArrayList<>(addresses);
         this.leader = addresses.get(0);
+        this.timers = timers();
+        this.network = new NioEventLoopGroup(NETWORK_THREADS, daemon("ratchet-client-network"));
+        this.callbacks = Executors.newCachedThreadPool(daemon("ratchet-client-callbacks"));
+    }
+
+    /** Enough for one client's few channels; gRPC's shared default is two per core for a whole process. */
+    private static final int NETWORK_THREADS = 2;
+
+    private static ThreadFactory daemon(String name) {
+        AtomicLong n = new AtomicLong();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Runs {@code task} after {@code delay} on the client's timer thread. */
+    CompletableFuture<Void> after(Duration delay) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            timers.schedule(() -> done.complete(null), delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            done.completeExceptionally(new IllegalStateException("the client is closed"));
+        }
+        return done;
     }
 
     /** The node believed to lead: where writes and linearizable reads go first. */
@@ -116,7 +154,7 @@ final class FrontEndTransport implements AutoCloseable {
      * with an id, and answers come back in any order. When the stream fails, every call on it ends
      * unanswered and the next call opens a new one.
      */
-    private static final class CallStream {
+    private final class CallStream {
         private final ManagedChannel channel;
         private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
         private final AtomicLong ids = new AtomicLong();
@@ -164,7 +202,7 @@ final class FrontEndTransport implements AutoCloseable {
             byte[] frame = Rpc.frame(id, method, message);
             synchronized (this) {
                 Stream stream = open();
-                ScheduledFuture<?> timer = TIMEOUTS.schedule(() -> finish(id, new Unanswered("timed out", true)),
+                ScheduledFuture<?> timer = timers.schedule(() -> finish(id, new Unanswered("timed out", true)),
                         timeout.toNanos(), TimeUnit.NANOSECONDS);
                 pending.put(id, new Pending(outcome, timer, stream));
                 try {
@@ -232,12 +270,8 @@ final class FrontEndTransport implements AutoCloseable {
         }
     }
 
-    private static ScheduledThreadPoolExecutor timeouts() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "ratchet-client-timeouts");
-            t.setDaemon(true);
-            return t;
-        });
+    private static ScheduledThreadPoolExecutor timers() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("ratchet-client-timers"));
         timer.setRemoveOnCancelPolicy(true);
         return timer;
     }
@@ -274,6 +308,9 @@ final class FrontEndTransport implements AutoCloseable {
             return streams.computeIfAbsent(address, a -> new CallStream(NettyChannelBuilder
                     .forAddress(a.substring(0, a.lastIndexOf(':')), Integer.parseInt(a.substring(a.lastIndexOf(':') + 1)))
                     .usePlaintext()
+                    .eventLoopGroup(network)
+                    .channelType(NioSocketChannel.class)
+                    .executor(callbacks)
                     .maxInboundMessageSize(MAX_ANSWER_BYTES)
                     .build()));
         }
@@ -293,13 +330,16 @@ final class FrontEndTransport implements AutoCloseable {
         }
         open.forEach(CallStream::close);
         open.forEach(s -> s.channel.shutdownNow());
-        for (CallStream s : open) {
-            try {
+        try {
+            for (CallStream s : open) {
                 s.channel.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
             }
+            network.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            callbacks.shutdownNow();
+            timers.shutdownNow();
         }
     }
 }

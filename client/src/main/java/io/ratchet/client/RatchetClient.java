@@ -24,7 +24,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * A connection to a Ratchet cluster. Thread-safe; share one per process.
@@ -60,8 +62,28 @@ public final class RatchetClient implements AutoCloseable {
     private final GroupCommit<Query.Get> getBatches;
     private final Metrics metrics = new Metrics();
 
+    /**
+     * gRPC (the copy inside Ratis) logs through java.util.logging, and prints an INFO line about the
+     * transport when a program first connects. Quieted to warnings unless the application set a level
+     * for it; held here because java.util.logging keeps loggers weakly.
+     */
+    private static final java.util.logging.Logger GRPC_LOG = quietGrpc();
+
+    private static java.util.logging.Logger quietGrpc() {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.grpc");
+        if (log.getLevel() == null) {
+            log.setLevel(java.util.logging.Level.WARNING);
+        }
+        return log;
+    }
+
     /** The longest a single watch may wait. */
     public static final Duration MAX_WATCH = Duration.ofSeconds(60);
+    /**
+     * How long past its timeout a watch may take to answer: the time to reach a node again after a
+     * leader change (or, at worst, to give up). A watch, and a lock acquire that waits, end by then.
+     */
+    public static final Duration WATCH_SLACK = Duration.ofSeconds(1);
 
     private RatchetClient(ClientOptions options) {
         this.options = options;
@@ -273,8 +295,13 @@ public final class RatchetClient implements AutoCloseable {
 
     /**
      * Waits until {@code key} is put or deleted at an index above {@code afterIndex}, or {@code timeout}
-     * passes (at most {@link #MAX_WATCH}); the answer carries the key's state. Served by the leader
-     * without polling: apply completes it.
+     * passes (at most {@link #MAX_WATCH}); the answer carries the key's state. Served without polling:
+     * apply completes it.
+     *
+     * <p>Across a leader change the watch is armed again on another node from the same
+     * {@code afterIndex}, for what is left of its time: indexes are durable, so a change committed while
+     * it moved is reported at once. It ends by {@code timeout} plus {@link #WATCH_SLACK}, always: with an
+     * answer, or with {@link ClusterUnavailableException} when no node answered in that time.
      */
     public CompletableFuture<WatchResult> watchAsync(String key, long afterIndex, Duration timeout) {
         if (timeout.compareTo(MAX_WATCH) > 0 || timeout.isNegative() || timeout.isZero()) {
@@ -287,9 +314,13 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        // A watch is a read: any failure (no leader yet, say) is retried, within the watch's own time.
-        Duration budget = timeout.plus(options.operationTimeout());
-        return sendRead(Codec.encodeQuery(watch), budget, timeout.plus(options.requestTimeout()), "watch")
+        long ends = System.nanoTime() + timeout.toNanos();
+        // Each attempt asks its node to wait only for what is left; past the end, for a moment (one
+        // look at the key's last change), within the slack.
+        Supplier<byte[]> rearmed = () -> Codec.encodeQuery(new Query.Watch(key, afterIndex,
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(ends - System.nanoTime()))));
+        Duration bound = timeout.plus(WATCH_SLACK);
+        return sendRead(rearmed, bound, bound, "watch")
                 .thenApply(results -> {
                     Result.Watched w = (Result.Watched) accepted(results.get(0));
                     return new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item()));
@@ -318,6 +349,14 @@ public final class RatchetClient implements AutoCloseable {
 
     public StaleRead<Optional<Item>> getStale(String key) {
         return await(getStaleAsync(key));
+    }
+
+    /**
+     * Completes {@code delay} from now on this client's timer thread (for recipes that pause between
+     * attempts); fails once the client is closed. Its threads end with {@link #close()}.
+     */
+    public CompletableFuture<Void> after(Duration delay) {
+        return transport.after(delay);
     }
 
     // ---- status
@@ -366,6 +405,11 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<Result>> sendRead(byte[] query, Duration budget, Duration perAttempt, String what) {
+        return sendRead(() -> query, budget, perAttempt, what);
+    }
+
+    private CompletableFuture<List<Result>> sendRead(Supplier<byte[]> query, Duration budget, Duration perAttempt,
+                                                     String what) {
         return attempts.send(Rpc.READ_CALL, query, budget, perAttempt)
                 .handle((delivery, error) -> {
                     if (error == null) {

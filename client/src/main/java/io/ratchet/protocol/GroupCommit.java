@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -62,12 +62,22 @@ public final class GroupCommit<T> {
      */
     public static final long MAX_HOLD_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("ratchet.groupCommit.maxHoldMicros", 1000));
 
-    /** One daemon thread for every client's hold timers; it only ends holds that nobody filled. */
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ratchet-group-commit-hold");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * One daemon thread for every client's hold timers; it only ends holds that nobody filled, and it
+     * ends itself after a second without one, so a closed client leaves no thread behind.
+     */
+    private static final ScheduledExecutorService TIMER = holdTimer();
+
+    private static ScheduledExecutorService holdTimer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "ratchet-group-commit-hold");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setKeepAliveTime(1, TimeUnit.SECONDS);
+        timer.allowCoreThreadTimeOut(true);
+        return timer;
+    }
 
     private final Format<T> format;
     private final Transport transport;

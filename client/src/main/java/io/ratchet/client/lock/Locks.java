@@ -1,6 +1,5 @@
 package io.ratchet.client.lock;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
@@ -20,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -134,8 +134,9 @@ public final class Locks {
      * {@code waitTimeout}: on a watch of the lock item (woken by a release, a renewal, or the sweep of an
      * expired holder), then again after a random pause (full jitter) so that waiters woken together do
      * not retry together. Completes with empty when the wait runs out; a wait of zero is one attempt.
-     * A watch that fails for want of a leader only shortens the pause; it may make the call return up
-     * to one client operation timeout after {@code waitTimeout}.
+     * It never takes longer than {@code waitTimeout} plus {@link RatchetClient#WATCH_SLACK}, leader
+     * changes included: an attempt still unanswered then is abandoned, and should it be granted after
+     * all, the grant is given back as soon as its answer arrives.
      */
     public CompletableFuture<Optional<Lease>> acquireAsync(String name, Duration lease, Duration waitTimeout) {
         return checked(() -> {
@@ -155,7 +156,11 @@ public final class Locks {
     private CompletableFuture<Optional<Lease>> acquireLoop(String name, String key, Duration lease, long leaseMillis,
                                                            long deadline, int attempt) {
         long sent = nanoClock.getAsLong();
-        return attempt(key, leaseMillis).thenCompose(r -> {
+        return attemptBy(name, key, leaseMillis, deadline + RatchetClient.WATCH_SLACK.toNanos()).thenCompose(answer -> {
+            if (answer.isEmpty()) {
+                return CompletableFuture.completedFuture(Optional.<Lease>empty());
+            }
+            CompareExchangeResult r = answer.get();
             if (r.successful()) {
                 // A grant answered too late was given back: the lock is free again, so no watch.
                 return inTime(name, ownerOf(r.item()), r, lease, sent).thenCompose(held ->
@@ -168,6 +173,7 @@ public final class Locks {
             if (remaining <= 0) {
                 return CompletableFuture.completedFuture(Optional.<Lease>empty());
             }
+            // The watch ends by what is left of the wait plus the watch slack, failover or not.
             return client.watchAsync(key, r.index(), Duration.ofMillis(watchFor(r, remaining)))
                     .handle((watched, error) -> {
                         if (error != null && unwrap(error) instanceof InvalidRequestException bad) {
@@ -178,6 +184,39 @@ public final class Locks {
                     .thenCompose(ignored -> pause(backoff(attempt, deadline)))
                     .thenCompose(ignored -> acquireLoop(name, key, lease, leaseMillis, deadline, attempt + 1));
         });
+    }
+
+    /**
+     * One acquire attempt, answered by {@code endsAt} (monotonic nanos) or abandoned: empty then. An
+     * abandoned attempt may still be granted later (a write cannot be called back once sent); such a
+     * grant is given back the moment its answer arrives, so a waiter that gave up holds nothing.
+     */
+    private CompletableFuture<Optional<CompareExchangeResult>> attemptBy(String name, String key, long leaseMillis,
+                                                                         long endsAt) {
+        long left = endsAt - nanoClock.getAsLong();
+        if (left <= 0) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        // Whichever comes first, the answer or the end, decides; a grant that comes after is given back.
+        AtomicBoolean decided = new AtomicBoolean();
+        CompletableFuture<Optional<CompareExchangeResult>> outcome = new CompletableFuture<>();
+        attempt(key, leaseMillis).whenComplete((r, error) -> {
+            if (decided.compareAndSet(false, true)) {
+                if (error != null) {
+                    outcome.completeExceptionally(error);
+                } else {
+                    outcome.complete(Optional.of(r));
+                }
+            } else if (error == null && r.successful()) {
+                giveBack(name, r.index());
+            }
+        });
+        client.after(Duration.ofNanos(left)).whenComplete((done, closed) -> {
+            if (decided.compareAndSet(false, true)) {
+                outcome.complete(Optional.empty());
+            }
+        });
+        return outcome;
     }
 
     /** How long to watch a held lock: until the wait ends, a slice passes, or (by our clock) its lease runs out. */
@@ -198,9 +237,8 @@ public final class Locks {
         return Math.min(remaining, ThreadLocalRandom.current().nextLong(ceiling + 1));
     }
 
-    private static CompletableFuture<Void> pause(long millis) {
-        return millis <= 0 ? CompletableFuture.completedFuture(null)
-                : CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
+    private CompletableFuture<Void> pause(long millis) {
+        return millis <= 0 ? CompletableFuture.completedFuture(null) : client.after(Duration.ofMillis(millis));
     }
 
     private CompletableFuture<CompareExchangeResult> attempt(String key, long leaseMillis) {
