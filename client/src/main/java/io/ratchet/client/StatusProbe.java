@@ -75,14 +75,22 @@ final class StatusProbe {
                 case FOLLOWER -> role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
                 default -> null;
             };
-            RaftClientReply reply = raft.async()
-                    .sendStaleRead(RaftBytes.message(Codec.encodeQuery(new Query.Stats())), 0, peer)
-                    .get(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            RaftClientReply reply;
+            try {
+                reply = raft.async()
+                        .sendStaleRead(RaftBytes.message(Codec.encodeQuery(new Query.Stats())), 0, peer)
+                        .get(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // It answered Raft, so it is up; it cannot serve its state yet (loading, catching up).
+                return new NodeStatus(self, address, NodeStatus.STARTING, leader == null || leader.isEmpty() ? null : leader,
+                        log.getLastEntry().getTerm(), log.getApplied().getIndex(), log.getCommitted().getIndex(), 0, 0,
+                        null);
+            }
             Result.Stats stats = (Result.Stats) Codec.decodeResults(reply.getMessage().getContent().toByteArray()).get(0);
             return new NodeStatus(self, address, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
                     log.getLastEntry().getTerm(), log.getApplied().getIndex(), log.getCommitted().getIndex(),
                     stats.clusterTime(), stats.itemCount(), null);
-        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return NodeStatus.unreachable(id, address, RatchetClient.describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -21,6 +21,7 @@ abstract class ClientCommand implements Callable<Integer> {
 
     @Override
     public final Integer call() {
+        client.requireSomeNodeListening();
         try (RatchetClient c = client.connect()) {
             return run(c);
         }

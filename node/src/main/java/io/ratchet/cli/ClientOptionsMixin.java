@@ -1,15 +1,20 @@
 package io.ratchet.cli;
 
-import io.ratchet.client.Durations;
 import io.ratchet.client.ClientOptions;
+import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.Durations;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.node.NodeConfig;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Option;
 
 /** Options every client command shares: where the cluster is, and whether to print JSON. */
@@ -28,6 +33,37 @@ public final class ClientOptionsMixin {
         ClientOptions options = ClientOptions.parse(resolvePeers());
         Duration perAttempt = total.compareTo(options.requestTimeout()) < 0 ? total : options.requestTimeout();
         return RatchetClient.connect(options.withTimeouts(perAttempt, options.maxAttempts(), total));
+    }
+
+    /** How long a node has to accept a connection before the command says no cluster is there. */
+    private static final int CONNECT_PROBE_MILLIS = 1000;
+
+    /**
+     * Fails at once, naming the addresses, when no node accepts a connection: a command would
+     * otherwise retry for its whole --timeout against a cluster that is not running. A node that
+     * accepts but cannot serve yet (starting, electing) is left to the client's retries.
+     */
+    void requireSomeNodeListening() {
+        List<String> addresses = List.copyOf(ClientOptions.parse(resolvePeers()).peers().values());
+        List<CompletableFuture<Boolean>> probes = addresses.stream()
+                .map(a -> CompletableFuture.supplyAsync(() -> accepts(a)))
+                .toList();
+        if (probes.stream().noneMatch(CompletableFuture::join)) {
+            throw new ClusterUnavailableException("no node accepts connections at " + String.join(", ", addresses)
+                    + ": is the cluster running? Start a local one with scripts/cluster start, or name yours with"
+                    + " --peers or RATCHET_PEERS", null);
+        }
+    }
+
+    private static boolean accepts(String address) {
+        int colon = address.lastIndexOf(':');
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))),
+                    CONNECT_PROBE_MILLIS);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     String resolvePeers() {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import java.io.PrintWriter;
+import java.util.Set;
 
 /** Prints a command's result: one JSON object, or the same fields as readable lines. */
 final class Output {
@@ -43,10 +44,17 @@ final class Output {
         if (asJson) {
             out.println(Json.write(result));
         } else {
-            result.fields().forEachRemaining(e -> out.println(e.getKey() + ": " + text(e.getValue())));
+            result.fields().forEachRemaining(e -> out.println(e.getKey() + ": "
+                    + (JSON_FIELDS.contains(e.getKey()) ? Json.write(e.getValue()) : text(e.getValue()))));
         }
         out.flush();
     }
+
+    /**
+     * Fields that hold stored JSON: printed as JSON in text output too, so "10" (a string) and 10 (a
+     * number) read differently, as they are.
+     */
+    private static final Set<String> JSON_FIELDS = Set.of("value", "metadata", "document");
 
     private static String text(JsonNode node) {
         return node.isTextual() ? node.asText() : Json.write(node);

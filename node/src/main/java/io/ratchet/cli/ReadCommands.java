@@ -85,9 +85,14 @@ final class ReadCommands {
                 print(o);
             } else {
                 out().println("leader: " + leader);
+                long committed = nodes.stream().mapToLong(NodeStatus::commitIndex).max().orElse(0);
                 for (NodeStatus n : nodes) {
-                    out().printf("%-4s %-16s %-11s term %-4d applied %-8d items %-8d%s%n", n.id(), n.address(), n.role(),
-                            n.term(), n.appliedIndex(), n.items(), n.error() == null ? "" : "  " + n.error());
+                    if (NodeStatus.STARTING.equals(n.role())) {
+                        out().printf("%-4s %-16s starting, applied %d of %d%n", n.id(), n.address(), n.appliedIndex(), committed);
+                    } else {
+                        out().printf("%-4s %-16s %-11s term %-4d applied %-8d items %-8d%s%n", n.id(), n.address(), n.role(),
+                                n.term(), n.appliedIndex(), n.items(), n.error() == null ? "" : "  " + n.error());
+                    }
                 }
                 out().flush();
             }

@@ -1,0 +1,72 @@
+package io.ratchet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The command line helps a new user: help for every command, a near miss named, no cluster said at once. */
+class CommandLineHelpTest {
+    private record Run(int code, String out, String err) {
+    }
+
+    private static Run ratchet(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void everyFormOfHelpPrintsTheCommandsUsageWithAnExampleAndExitsZero() {
+        for (String[] args : new String[][] {{"put", "--help"}, {"put", "-h"}, {"help", "put"}}) {
+            Run help = ratchet(args);
+            assertEquals(0, help.code(), String.join(" ", args) + ": " + help);
+            assertTrue(help.out().contains("Usage: ratchet put"), help.out());
+            assertTrue(help.out().contains("Example:\n  ratchet put emails/ada@example.com"), help.out());
+        }
+        Run nested = ratchet("lock", "acquire", "--help");
+        assertEquals(0, nested.code());
+        assertTrue(nested.out().contains("ratchet lock acquire printer-3 --lease 30s"), nested.out());
+        assertEquals(0, ratchet("doc", "list", "-h").code());
+    }
+
+    @Test
+    void aMisspeltCommandNamesTheNearestOne() {
+        Run typo = ratchet("gte", "emails/ada@example.com");
+        assertEquals(ExitCode.INVALID, typo.code());
+        assertTrue(typo.err().contains("'gte' is not a command. Did you mean 'get'?"), typo.err());
+        assertTrue(ratchet("lsit").err().contains("Did you mean 'list'?"));
+        assertTrue(ratchet("stauts").err().contains("Did you mean 'status'?"));
+        assertTrue(!ratchet("frobnicate").err().contains("Did you mean"), "no suggestion for a word far from every command");
+    }
+
+    @Test
+    void nearestCountsASwapOfNeighboursAsOneEdit() {
+        assertEquals(1, Suggestions.distance("gte", "get"));
+        assertEquals(Optional.of("get"), Suggestions.nearest("gte", Set.of("get", "delete", "put")));
+        assertEquals(Optional.empty(), Suggestions.nearest("xyzzy", Set.of("get", "put")));
+    }
+
+    @Test
+    void withNoClusterRunningACommandSaysSoAtOnceNamingTheAddresses() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        long start = System.nanoTime();
+        Run none = ratchet("get", "k", "--peers", "127.0.0.1:" + port);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertEquals(ExitCode.UNAVAILABLE, none.code(), none.toString());
+        assertTrue(none.err().contains("127.0.0.1:" + port) && none.err().contains("scripts/cluster start"), none.err());
+        // Said within about two seconds, not after the whole --timeout (15 s) of retries.
+        assertTrue(took.toMillis() < 3_000, "took " + took.toMillis() + " ms");
+    }
+}
