@@ -8,6 +8,7 @@ import io.ratchet.chaos.checker.RegisterChecker;
 import io.ratchet.chaos.checker.ReservationChecker;
 import io.ratchet.chaos.checker.Validity;
 import io.ratchet.chaos.checker.Verdict;
+import io.ratchet.chaos.checker.WatchChecker;
 import io.ratchet.chaos.history.History;
 import io.ratchet.chaos.history.Op;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -59,6 +60,7 @@ final class CheckCommand implements Callable<Integer> {
             case ReservationChecker.WORKLOAD -> new ReservationChecker();
             case LockChecker.WORKLOAD -> new LockChecker();
             case BankChecker.WORKLOAD -> new BankChecker();
+            case WatchChecker.WORKLOAD -> new WatchChecker();
             default -> throw new IllegalArgumentException("the history holds a workload no checker knows: " + workload);
         };
     }

@@ -74,6 +74,12 @@ class ChaosHarnessIT {
     }
 
     @Test
+    void watchersSeeEveryChangeBeforeThemAndNoneOverruns() throws IOException {
+        assertEquals("valid", all.summary.path("checks").path("watch").asText(), all.toString());
+        assertTrue(answered(all, "watch") >= 10, "the watch workload ran: " + answered(all, "watch"));
+    }
+
+    @Test
     void everyNodeProcessIsGoneAfterTheRun() throws IOException {
         assertNodesGone(all.dir);
     }
