@@ -24,8 +24,19 @@ import java.util.function.Supplier;
  * client session's sequence number (see {@link ClientSession}).
  */
 final class Attempts {
-    /** Pauses between attempts: 50 ms after the first failure, doubling to at most one second. */
-    static final Backoff BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofSeconds(1));
+    /**
+     * Pauses between attempts: 25 ms after the first failure, doubling to at most 250 ms. Short, because
+     * what it waits out is mostly an election, and the pause after a new leader is ready is part of
+     * every failover's gap; the attempt limit and the budget bound the traffic.
+     */
+    static final Backoff BACKOFF = new Backoff(Duration.ofMillis(25), Duration.ofMillis(250));
+    /**
+     * An attempt waits at least this long for its answer before the next node is tried: above any
+     * healthy round trip here, and no longer than the followers need to notice a silent leader.
+     */
+    static final Duration MIN_ATTEMPT = Duration.ofMillis(500);
+    /** How many typical round trips an attempt waits before it counts the node as silent. */
+    private static final int TYPICAL_ROUNDS = 10;
 
     /**
      * What a message came to: the answer, and whether an earlier attempt may have reached the log (it
@@ -48,6 +59,8 @@ final class Attempts {
 
     private final FrontEndTransport transport;
     private final ClientOptions options;
+    /** A moving average of how long answered calls took: what "no answer yet" is judged against. */
+    private volatile long typicalNanos = TimeUnit.MILLISECONDS.toNanos(5);
 
     Attempts(FrontEndTransport transport, ClientOptions options) {
         this.transport = transport;
@@ -59,41 +72,55 @@ final class Attempts {
      * {@link InvalidRequestException} or {@link GaveUp}.
      */
     CompletableFuture<Delivery> send(byte method, byte[] message, Duration budget, Duration perAttempt) {
-        return send(method, () -> message, budget, perAttempt);
+        return send(method, () -> message, budget, perAttempt, true);
     }
 
     /**
      * As {@link #send(byte, byte[], Duration, Duration)}, with the message made afresh for each attempt
      * (a watch asks each node to wait only for what is left of its time).
+     *
+     * @param adaptive when true (writes, reads), {@code perAttempt} is only the longest an attempt waits:
+     *                 an attempt waits {@value #TYPICAL_ROUNDS} typical round trips (at least
+     *                 {@link #MIN_ATTEMPT}), doubled after each attempt that went unanswered, so a
+     *                 paused or cut-off leader costs about half a second, not the whole timeout; when
+     *                 false (a watch, which waits by design) every attempt may take {@code perAttempt}
      */
-    CompletableFuture<Delivery> send(byte method, Supplier<byte[]> message, Duration budget, Duration perAttempt) {
+    CompletableFuture<Delivery> send(byte method, Supplier<byte[]> message, Duration budget, Duration perAttempt,
+                                     boolean adaptive) {
         long start = System.nanoTime();
-        return attempt(method, message, new State(start, start + budget.toNanos(), perAttempt));
+        return attempt(method, message, new State(start, start + budget.toNanos(), perAttempt, adaptive));
     }
 
     private static final class State {
         final long start;
         final long deadline;
         final Duration perAttempt;
+        final boolean adaptive;
         int unanswered;
         int failures;
         int redirects;
         boolean mayHaveApplied;
         String lastWhy = "no attempt made";
 
-        State(long start, long deadline, Duration perAttempt) {
+        State(long start, long deadline, Duration perAttempt, boolean adaptive) {
             this.start = start;
             this.deadline = deadline;
             this.perAttempt = perAttempt;
+            this.adaptive = adaptive;
         }
     }
 
     private CompletableFuture<Delivery> attempt(byte method, Supplier<byte[]> message, State s) {
         String node = transport.leader();
-        long left = s.deadline - System.nanoTime();
-        Duration timeout = Duration.ofNanos(Math.max(1, Math.min(left, s.perAttempt.toNanos())));
+        long sent = System.nanoTime();
+        long left = s.deadline - sent;
+        Duration timeout = Duration.ofNanos(Math.max(1, Math.min(left, attemptNanos(s))));
         return transport.call(method, node, message.get(), timeout).thenCompose(outcome -> {
             if (outcome instanceof FrontEndTransport.Answered a) {
+                if (s.adaptive) {
+                    long took = System.nanoTime() - sent;
+                    typicalNanos += (took - typicalNanos) / 8;
+                }
                 return CompletableFuture.completedFuture(new Delivery(a.results(), s.mayHaveApplied));
             }
             long pause;
@@ -135,6 +162,16 @@ final class Attempts {
             }
             return transport.after(Duration.ofNanos(pause)).thenCompose(x -> attempt(method, message, s));
         });
+    }
+
+    /** How long this attempt waits for its answer (see {@link #send(byte, Supplier, Duration, Duration, boolean)}). */
+    private long attemptNanos(State s) {
+        long cap = s.perAttempt.toNanos();
+        if (!s.adaptive) {
+            return cap;
+        }
+        long typical = Math.max(MIN_ATTEMPT.toNanos(), TYPICAL_ROUNDS * typicalNanos);
+        return Math.min(cap, typical << Math.min(s.unanswered, 8));
     }
 
     private static long nextPause(State s) {

@@ -84,6 +84,8 @@ public final class RatchetClient implements AutoCloseable {
      * leader change (or, at worst, to give up). A watch, and a lock acquire that waits, end by then.
      */
     public static final Duration WATCH_SLACK = Duration.ofSeconds(1);
+    /** The longest one node holds a watch before the client arms it again: how soon a silent node is left. */
+    static final Duration WATCH_SLICE = Duration.ofSeconds(2);
 
     private RatchetClient(ClientOptions options) {
         this.options = options;
@@ -298,10 +300,11 @@ public final class RatchetClient implements AutoCloseable {
      * passes (at most {@link #MAX_WATCH}); the answer carries the key's state. Served without polling:
      * apply completes it.
      *
-     * <p>Across a leader change the watch is armed again on another node from the same
-     * {@code afterIndex}, for what is left of its time: indexes are durable, so a change committed while
-     * it moved is reported at once. It ends by {@code timeout} plus {@link #WATCH_SLACK}, always: with an
-     * answer, or with {@link ClusterUnavailableException} when no node answered in that time.
+     * <p>A node holds the watch for at most two seconds at a time; then, or when that node is lost, the
+     * watch is armed again (on another node if need be) from the same {@code afterIndex}: indexes are
+     * durable, so a change committed meanwhile is reported at once. It ends by {@code timeout} plus
+     * {@link #WATCH_SLACK}, always: with an answer, or with {@link ClusterUnavailableException} when no
+     * node answered in that time.
      */
     public CompletableFuture<WatchResult> watchAsync(String key, long afterIndex, Duration timeout) {
         if (timeout.compareTo(MAX_WATCH) > 0 || timeout.isNegative() || timeout.isZero()) {
@@ -314,17 +317,43 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        long ends = System.nanoTime() + timeout.toNanos();
-        // Each attempt asks its node to wait only for what is left; past the end, for a moment (one
-        // look at the key's last change), within the slack.
+        return watchFrom(key, afterIndex, System.nanoTime() + timeout.toNanos());
+    }
+
+    /**
+     * One slice of a watch ending at {@code ends} (monotonic nanos): at most {@link #WATCH_SLICE}, then
+     * armed again from the same index. A node that goes silent (paused, cut off) holds a watch for one
+     * slice, not for the whole timeout; a slice that got no answer is followed by the next while time
+     * is left, and the last one ends by {@code ends} plus {@link #WATCH_SLACK}.
+     */
+    private CompletableFuture<WatchResult> watchFrom(String key, long afterIndex, long ends) {
+        long now = System.nanoTime();
+        long sliceEnds = Math.min(ends, now + WATCH_SLICE.toNanos());
+        // Each attempt asks its node to wait only for what is left of the slice; past the end, for a
+        // moment (one look at the key's last change), within the slack.
         Supplier<byte[]> rearmed = () -> Codec.encodeQuery(new Query.Watch(key, afterIndex,
-                Math.max(1, TimeUnit.NANOSECONDS.toMillis(ends - System.nanoTime()))));
-        Duration bound = timeout.plus(WATCH_SLACK);
-        return sendRead(rearmed, bound, bound, "watch")
-                .thenApply(results -> {
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(sliceEnds - System.nanoTime()))));
+        Duration bound = Duration.ofNanos(sliceEnds - now).plus(WATCH_SLACK);
+        // A node silent at the end of the slice is given half the slack; the other half is for one look
+        // at the key on another node.
+        Duration perAttempt = Duration.ofNanos(sliceEnds - now).plus(WATCH_SLACK.dividedBy(2));
+        return sendRead(rearmed, bound, perAttempt, false, "watch")
+                .handle((results, error) -> {
+                    boolean more = System.nanoTime() < ends;
+                    if (error != null) {
+                        if (more && unwrap(error) instanceof ClusterUnavailableException) {
+                            return watchFrom(key, afterIndex, ends);
+                        }
+                        return CompletableFuture.<WatchResult>failedFuture(unwrap(error));
+                    }
                     Result.Watched w = (Result.Watched) accepted(results.get(0));
-                    return new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item()));
-                });
+                    if (!w.changed() && more) {
+                        return watchFrom(key, afterIndex, ends);
+                    }
+                    return CompletableFuture.completedFuture(
+                            new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item())));
+                })
+                .thenCompose(next -> next);
     }
 
     public Optional<Item> get(String key) {
@@ -405,12 +434,12 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<Result>> sendRead(byte[] query, Duration budget, Duration perAttempt, String what) {
-        return sendRead(() -> query, budget, perAttempt, what);
+        return sendRead(() -> query, budget, perAttempt, true, what);
     }
 
     private CompletableFuture<List<Result>> sendRead(Supplier<byte[]> query, Duration budget, Duration perAttempt,
-                                                     String what) {
-        return attempts.send(Rpc.READ_CALL, query, budget, perAttempt)
+                                                     boolean adaptive, String what) {
+        return attempts.send(Rpc.READ_CALL, query, budget, perAttempt, adaptive)
                 .handle((delivery, error) -> {
                     if (error == null) {
                         return Codec.decodeResults(delivery.results());

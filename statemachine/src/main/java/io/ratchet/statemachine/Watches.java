@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 
 /**
  * Watches waiting for a key to change. A watch registers while the store is read-locked and is
@@ -72,11 +73,16 @@ final class Watches implements AutoCloseable {
         return removed[0];
     }
 
-    /** Answers every waiting watch as unchanged, so shutting down never waits on one. */
+    /**
+     * Fails every waiting watch as "node not serving", so shutting down never waits on one. Not an
+     * "unchanged" answer: that would claim this node had seen no change, and the client instead asks
+     * another node, from the same index.
+     */
     @Override
     public void close() {
         timer.shutdownNow();
-        byKey.values().forEach(set -> set.forEach(p -> p.answer().complete(new Result.Watched(false, 0, null))));
+        byKey.values().forEach(set -> set.forEach(p -> p.answer().completeExceptionally(
+                new ServerNotReadyException("the node is shutting down; ask another node"))));
         byKey.clear();
     }
 }
