@@ -250,6 +250,7 @@ public final class ChaosRun {
         List<Anomaly> anomalies = verdict.anomalies();
         Validity validity = problems.isEmpty() ? verdict.validity() : verdict.validity().and(Validity.UNKNOWN);
         String result = forced != null ? forced : validity.json();
+        Availability gaps = faults == 0 ? null : Availability.of(ops);
         long invoked = Report.count(ops, OpType.INVOKE);
         long ok = Report.count(ops, OpType.OK);
         long failed = Report.count(ops, OpType.FAIL);
@@ -257,11 +258,14 @@ public final class ChaosRun {
                 invoked, ok, failed, invoked - ok - failed, faults, anomalies, result, verdict.checks(), skipped, settings.seed(),
                 settings.nodes(), settings.duration().toMillis() / 1000.0,
                 settings.breakConditionalPuts() ? "unconditional-puts" : null, error,
-                settings.runDir().toAbsolutePath().toString());
+                settings.runDir().toAbsolutePath().toString(), gaps);
         if (!ops.isEmpty()) {
             report.blank().line(String.format(Locale.ROOT, "Operations: %d (ok %d, failed %d, unknown %d)",
                     invoked, ok, failed, invoked - ok - failed));
             report.operations(ops);
+        }
+        if (gaps != null) {
+            report.blank().line("Availability (gap in answers around each fault): " + gaps.describe());
         }
         if (!results.isEmpty()) {
             report.blank().line("Checks:").checks(results);

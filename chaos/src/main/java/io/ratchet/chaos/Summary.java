@@ -1,5 +1,6 @@
 package io.ratchet.chaos;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
@@ -23,15 +24,17 @@ import java.util.Map;
  * @param checks    each workload's verdict
  * @param skipped   workloads or nemeses that could not run here, with the reason
  * @param testMode  set when a deliberately broken test mode was on
+ * @param gaps      per fault, how long answered writes and reads stopped ({@link Availability})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "unknown_per_fault",
-        "anomalies", "result",
+        "write_gap_ms", "read_gap_ms", "anomalies", "result",
         "checks", "skipped", "seed", "nodes", "duration_s", "test_mode", "error", "run_dir"})
 public record Summary(boolean valid, String workload, String nemesis, long ops, long ok, long failed, long unknown,
                       int faults, List<Anomaly> anomalies, String result, Map<String, Validity> checks,
                       List<String> skipped, long seed, int nodes, @JsonProperty("duration_s") double durationSeconds,
-                      @JsonProperty("test_mode") String testMode, String error, @JsonProperty("run_dir") String runDir) {
+                      @JsonProperty("test_mode") String testMode, String error, @JsonProperty("run_dir") String runDir,
+                      @JsonIgnore Availability gaps) {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -52,6 +55,27 @@ public record Summary(boolean valid, String workload, String nemesis, long ops, 
     @JsonProperty("unknown_per_fault")
     public Double unknownPerFault() {
         return faults == 0 ? null : (double) unknown / faults;
+    }
+
+    /** Per fault, the gap in answered writes: {@code {"median": ms, "worst": ms}}; absent without faults. */
+    @JsonProperty("write_gap_ms")
+    public Map<String, Long> writeGap() {
+        return gap(gaps == null ? List.of() : gaps.writeGapsMillis());
+    }
+
+    @JsonProperty("read_gap_ms")
+    public Map<String, Long> readGap() {
+        return gap(gaps == null ? List.of() : gaps.readGapsMillis());
+    }
+
+    private static Map<String, Long> gap(List<Long> gaps) {
+        if (gaps.isEmpty()) {
+            return null;
+        }
+        Map<String, Long> m = new java.util.LinkedHashMap<>();
+        m.put("median", Availability.median(gaps));
+        m.put("worst", Availability.worst(gaps));
+        return m;
     }
 
     public String toJson() {
