@@ -3,6 +3,8 @@ package io.ratchet.client;
 import io.ratchet.client.session.Backoff;
 import io.ratchet.protocol.Refusal;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -25,16 +27,21 @@ import java.util.function.Supplier;
  */
 final class Attempts {
     /**
-     * Pauses between attempts: 25 ms after the first failure, doubling to at most 250 ms. Short, because
+     * Pauses between attempts: 20 ms after the first failure, doubling to at most 100 ms. Short, because
      * what it waits out is mostly an election, and the pause after a new leader is ready is part of
-     * every failover's gap; the attempt limit and the budget bound the traffic.
+     * every failover's gap; a refusal costs a node little, and the budget bounds the traffic.
      */
-    static final Backoff BACKOFF = new Backoff(Duration.ofMillis(25), Duration.ofMillis(250));
+    static final Backoff BACKOFF = new Backoff(Duration.ofMillis(20), Duration.ofMillis(100));
     /**
      * An attempt waits at least this long for its answer before the next node is tried: above any
      * healthy round trip here, and no longer than the followers need to notice a silent leader.
      */
-    static final Duration MIN_ATTEMPT = Duration.ofMillis(500);
+    static final Duration MIN_ATTEMPT = Duration.ofMillis(300);
+    /**
+     * How long a node that left an attempt unanswered is believed silent: hints naming it are not
+     * followed meanwhile. About the longest election; after it, a leader that was only slow is tried again.
+     */
+    static final Duration SILENCE = Duration.ofSeconds(1);
     /** How many typical round trips an attempt waits before it counts the node as silent. */
     private static final int TYPICAL_ROUNDS = 10;
 
@@ -99,6 +106,8 @@ final class Attempts {
         int unanswered;
         int failures;
         int redirects;
+        /** Nodes that left an attempt of this operation unanswered (dead, paused, cut off), and since when. */
+        final Map<String, Long> silent = new HashMap<>();
         boolean mayHaveApplied;
         String lastWhy = "no attempt made";
 
@@ -111,7 +120,7 @@ final class Attempts {
     }
 
     private CompletableFuture<Delivery> attempt(byte method, Supplier<byte[]> message, State s) {
-        String node = transport.leader();
+        String node = target(s);
         long sent = System.nanoTime();
         long left = s.deadline - sent;
         Duration timeout = Duration.ofNanos(Math.max(1, Math.min(left, attemptNanos(s))));
@@ -133,10 +142,17 @@ final class Attempts {
                         return CompletableFuture.failedFuture(new InvalidRequestException(refusal.message(), null));
                     }
                     case NOT_LEADER -> {
-                        // Followed at once, unless nodes keep pointing elsewhere (views that disagree
-                        // during an election): then pause like any failure.
-                        transport.follow(refusal.leaderAddress());
-                        pause = ++s.redirects <= transport.addresses().size() ? 0 : nextPause(s);
+                        if (silentNow(s, refusal.leaderAddress())) {
+                            // A follower still names the leader that just went silent on us: it has
+                            // not noticed yet. Ask the followers again shortly, until they name the
+                            // new one; going back would wait out another attempt on a silent node.
+                            pause = nextPause(s);
+                        } else {
+                            // Followed at once, unless nodes keep pointing elsewhere (views that
+                            // disagree during an election): then pause like any failure.
+                            transport.follow(refusal.leaderAddress());
+                            pause = ++s.redirects <= transport.addresses().size() ? 0 : nextPause(s);
+                        }
                     }
                     default -> {
                         transport.skip(node);
@@ -150,6 +166,7 @@ final class Attempts {
                 if (u.delivered()) {
                     s.unanswered++;
                 }
+                s.silent.put(node, System.nanoTime());
                 transport.skip(node);
                 pause = nextPause(s);
             }
@@ -162,6 +179,31 @@ final class Attempts {
             }
             return transport.after(Duration.ofNanos(pause)).thenCompose(x -> attempt(method, message, s));
         });
+    }
+
+    /**
+     * Where the next attempt goes: the node believed to lead, unless it went silent on this operation
+     * within {@link #SILENCE}; then the first node that did not (a node cut off from the others still
+     * accepts connections, and going back to it would wait out another attempt), or, when every node
+     * went silent, the one believed to lead.
+     */
+    private String target(State s) {
+        String leader = transport.leader();
+        if (!silentNow(s, leader)) {
+            return leader;
+        }
+        for (String node : transport.addresses()) {
+            if (!silentNow(s, node)) {
+                transport.follow(node);
+                return node;
+            }
+        }
+        return leader;
+    }
+
+    private static boolean silentNow(State s, String node) {
+        Long since = s.silent.get(node);
+        return since != null && System.nanoTime() - since < SILENCE.toNanos();
     }
 
     /** How long this attempt waits for its answer (see {@link #send(byte, Supplier, Duration, Duration, boolean)}). */
