@@ -51,7 +51,7 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
     /** Defaults for everything but identity, peers and storage. */
     public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
         return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
-                Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(1), 0);
+                Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0);
     }
 
     public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {

@@ -67,8 +67,7 @@ public final class Cluster implements AutoCloseable {
                     "peers=" + peers,
                     "storage=" + dir.resolve(id).toAbsolutePath(),
                     "snapshot.threshold=" + snapshotThreshold,
-                    "election.timeout.min.ms=1000",
-                    "election.timeout.max.ms=2000",
+                    "# Election timeouts: the node's defaults, the ones a user gets.",
                     ""));
             List<String> command = new ArrayList<>(network.launcher(n));
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
