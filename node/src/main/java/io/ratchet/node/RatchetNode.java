@@ -162,6 +162,12 @@ public final class RatchetNode implements AutoCloseable {
         GrpcConfigKeys.Server.setPort(p, config.port());
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin().toMillis()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax().toMillis()));
+        // A leader cut off from the majority steps down after twice the longest election timeout
+        // (Ratis' default: 10 s). Until then it keeps acting as leader, and after a partition heals its
+        // stale appends and heartbeats muddle the next elections: in chaos partition runs some took
+        // 5-6 s with the default, none more than 1.3 s with this (docs/PERFORMANCE.md, "Failover").
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
+                millis(2 * config.electionTimeoutMax().toMillis()));
         // Linearizable reads. The leader answers from its applied state while it holds a lease: a majority
         // acknowledged it within 90% of the minimum election timeout, and a follower refuses to vote
         // for anyone else until that whole timeout has passed since it last heard from the leader. So a
