@@ -1,6 +1,7 @@
 package io.ratchet.client;
 
 import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
@@ -13,11 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
@@ -78,23 +78,15 @@ final class FrontEndTransport implements AutoCloseable {
         this.addresses = new ArrayList<>(addresses);
         this.leader = addresses.get(0);
         this.timers = timers();
-        this.network = new NioEventLoopGroup(NETWORK_THREADS, daemon("ratchet-client-network"));
-        this.callbacks = Executors.newCachedThreadPool(daemon("ratchet-client-callbacks"));
+        this.network = new NioEventLoopGroup(NETWORK_THREADS, DaemonThreads.named("ratchet-client-network"));
+        this.callbacks = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-client-callbacks"));
     }
 
     /** Enough for one client's few channels; gRPC's shared default is two per core for a whole process. */
     private static final int NETWORK_THREADS = 2;
 
-    private static ThreadFactory daemon(String name) {
-        AtomicLong n = new AtomicLong();
-        return r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-    }
 
-    /** Runs {@code task} after {@code delay} on the client's timer thread. */
+    /** Completes {@code delay} from now, on the client's timer thread; fails once the client is closed. */
     CompletableFuture<Void> after(Duration delay) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
@@ -271,7 +263,7 @@ final class FrontEndTransport implements AutoCloseable {
     }
 
     private static ScheduledThreadPoolExecutor timers() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("ratchet-client-timers"));
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("ratchet-client-timers"));
         timer.setRemoveOnCancelPolicy(true);
         return timer;
     }

@@ -8,6 +8,7 @@ import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.GroupCommit;
+import io.ratchet.protocol.GrpcLogging;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
@@ -62,19 +63,8 @@ public final class RatchetClient implements AutoCloseable {
     private final GroupCommit<Query.Get> getBatches;
     private final Metrics metrics = new Metrics();
 
-    /**
-     * gRPC (the copy inside Ratis) logs through java.util.logging, and prints an INFO line about the
-     * transport when a program first connects. Quieted to warnings unless the application set a level
-     * for it; held here because java.util.logging keeps loggers weakly.
-     */
-    private static final java.util.logging.Logger GRPC_LOG = quietGrpc();
-
-    private static java.util.logging.Logger quietGrpc() {
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.grpc");
-        if (log.getLevel() == null) {
-            log.setLevel(java.util.logging.Level.WARNING);
-        }
-        return log;
+    static {
+        GrpcLogging.quiet();
     }
 
     /** The longest a single watch may wait. */

@@ -69,11 +69,7 @@ public final class GroupCommit<T> {
     private static final ScheduledExecutorService TIMER = holdTimer();
 
     private static ScheduledExecutorService holdTimer() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "ratchet-group-commit-hold");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("ratchet-group-commit-hold"));
         timer.setKeepAliveTime(1, TimeUnit.SECONDS);
         timer.allowCoreThreadTimeOut(true);
         return timer;

@@ -5,6 +5,7 @@ import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.node.NodeCommand;
+import io.ratchet.protocol.GrpcLogging;
 import io.ratchet.protocol.InvalidCommandException;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -46,12 +47,9 @@ public final class Main implements Runnable {
         }
     }
 
-    /** Held so the level sticks: java.util.logging keeps loggers weakly. */
-    private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.grpc");
-
     public static void main(String[] args) {
         // The shaded gRPC logs through java.util.logging; its INFO start-up lines are noise on stderr.
-        GRPC_LOG.setLevel(java.util.logging.Level.WARNING);
+        GrpcLogging.quiet();
         if (args.length > 0 && args[0].equals("node")) {
             // A server logs its life; a client command keeps stderr for errors.
             System.setProperty("ratchet.log.level", "INFO");

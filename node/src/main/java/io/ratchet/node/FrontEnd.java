@@ -2,6 +2,7 @@ package io.ratchet.node;
 
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.GroupCommit;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
@@ -20,7 +21,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -68,8 +68,8 @@ final class FrontEnd implements AutoCloseable {
      * until its client executor takes the request, which can wait on that very thread. One thread each
      * keeps proposals, and reads, in the order the group commits send them.
      */
-    private final ExecutorService proposing = Executors.newSingleThreadExecutor(daemon("ratchet-front-end-propose"));
-    private final ExecutorService reading = Executors.newSingleThreadExecutor(daemon("ratchet-front-end-read"));
+    private final ExecutorService proposing = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-front-end-propose"));
+    private final ExecutorService reading = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-front-end-read"));
     /** A client's batch as it came, decoded and validated once, forwarded in the bytes it arrived in. */
     private record Checked(byte[] encoded, int commands) {
     }
@@ -383,13 +383,6 @@ final class FrontEnd implements AutoCloseable {
         }
     }
 
-    private static ThreadFactory daemon(String name) {
-        return r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        };
-    }
 
     @Override
     public void close() {

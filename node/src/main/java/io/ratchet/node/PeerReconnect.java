@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import io.ratchet.protocol.DaemonThreads;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -32,11 +33,7 @@ final class PeerReconnect implements AutoCloseable {
 
     private final RaftServer server;
     private final List<RaftPeerId> peers;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ratchet-peer-reconnect");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-peer-reconnect"));
     private volatile Method reset;
 
     PeerReconnect(RaftServer server, List<RaftPeerId> peers) {

@@ -7,6 +7,7 @@ import io.ratchet.node.http.HttpApi;
 import io.ratchet.node.http.LocalNode;
 import io.ratchet.node.http.Routes;
 import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.GroupName;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Query;
@@ -49,11 +50,7 @@ public final class RatchetNode implements AutoCloseable {
     private RatchetClient httpClient;
     private HttpApi http;
     /** Where HTTP calls that block (the status probe) run. */
-    private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, r -> {
-        Thread t = new Thread(r, "ratchet-http-blocking");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
     private RatchetNode(NodeConfig config, RaftServer server, FrontEnd frontEnd) {
         this.config = config;
@@ -137,11 +134,6 @@ public final class RatchetNode implements AutoCloseable {
             }
         };
         http = HttpApi.start(config.host(), config.httpPort(), new Routes(httpClient, local, httpBlocking));
-    }
-
-    /** The URL of this node's HTTP API and console, or null when it serves none. */
-    public String httpUrl() {
-        return http == null ? null : "http://" + config.host() + ":" + http.port();
     }
 
     /** The HTTP API's routes, for tests; null when the node serves no HTTP. */

@@ -2,6 +2,7 @@ package io.ratchet.node;
 
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Request;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.time.Duration;
@@ -28,11 +29,7 @@ final class Sweeper implements AutoCloseable {
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final LocalSubmitter local;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ratchet-sweeper");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-sweeper"));
 
     Sweeper(RaftServer server, RaftGroupId groupId, Duration interval) {
         this.server = server;

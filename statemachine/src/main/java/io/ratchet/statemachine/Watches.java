@@ -1,5 +1,6 @@
 package io.ratchet.statemachine;
 
+import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Keys;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Result;
@@ -25,11 +26,7 @@ final class Watches implements AutoCloseable {
     }
 
     private final Map<String, Set<Pending>> byKey = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ratchet-watch-timer");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-watch-timer"));
 
     /** Registers a watch that has nothing to report yet; {@code onTimeout} gives the answer when it lapses. */
     CompletableFuture<Result.Watched> register(Query.Watch watch, Function<Query.Watch, Result.Watched> onTimeout) {
