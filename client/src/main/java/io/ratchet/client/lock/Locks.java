@@ -124,7 +124,7 @@ public final class Locks {
             String key = key(name);
             long leaseMillis = leaseMillis(lease);
             long sent = nanoClock.getAsLong();
-            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? inTime(name, ownerOf(r.item()), r, lease, sent)
+            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? inTime(name, LockHolder.ownerOf(r.item()), r, lease, sent)
                     : CompletableFuture.completedFuture(Optional.<Lease>empty()));
         });
     }
@@ -163,7 +163,7 @@ public final class Locks {
             CompareExchangeResult r = answer.get();
             if (r.successful()) {
                 // A grant answered too late was given back: the lock is free again, so no watch.
-                return inTime(name, ownerOf(r.item()), r, lease, sent).thenCompose(held ->
+                return inTime(name, LockHolder.ownerOf(r.item()), r, lease, sent).thenCompose(held ->
                         held.isPresent() || nanoClock.getAsLong() >= deadline
                         ? CompletableFuture.completedFuture(held)
                         : pause(backoff(attempt, deadline))
@@ -316,7 +316,7 @@ public final class Locks {
                     throw new LeaseLostException(name, index, holderOf(name, item.orElse(null)));
                 }
                 Item held = item.get();
-                Lease lease = new Lease(name, ownerOf(held), held.createdIndex(), index,
+                Lease lease = new Lease(name, LockHolder.ownerOf(held), held.createdIndex(), index,
                         Instant.ofEpochMilli(held.expiresAt()), duration);
                 return renewAsync(lease, duration);
             });
@@ -424,10 +424,6 @@ public final class Locks {
 
     private static LockHolder holderOf(String name, Item item) {
         return item == null ? null : LockHolder.of(name, item);
-    }
-
-    private static String ownerOf(Item item) {
-        return LockHolder.ownerOf(item);
     }
 
     private static <T> CompletableFuture<T> checked(Supplier<CompletableFuture<T>> call) {

@@ -19,10 +19,6 @@ final class HttpError extends RuntimeException {
         return new HttpError(400, "bad_request", message);
     }
 
-    static HttpError notFound(String message) {
-        return new HttpError(404, "not_found", message);
-    }
-
     static HttpError tooLarge(String message) {
         return new HttpError(413, "payload_too_large", message);
     }

@@ -148,7 +148,6 @@ public final class Routes {
             }
         }
         Command.Put put = new Command.Put(call.rest(), value, index, metadata, ttlMillis, false);
-        validate(put);
         return write(call, put).thenApply(r -> {
             if (!r.successful()) {
                 return preconditionFailed(r.item(), "the item's index is " + r.index() + ", not " + index
@@ -162,7 +161,6 @@ public final class Routes {
     private CompletableFuture<HttpReply> delete(HttpCall call) {
         long index = Preconditions.forDelete(call);
         Command.Delete delete = new Command.Delete(call.rest(), index);
-        validate(delete);
         return write(call, delete).thenApply(r -> r.successful() ? HttpReply.empty(204)
                 : preconditionFailed(r.item(), r.item() == null ? "there is no item under that key"
                         : "the item's index is " + r.index() + ", not " + index));
@@ -193,14 +191,6 @@ public final class Routes {
         return current == null ? reply : reply.etag(current.index());
     }
 
-    private static void validate(Command command) {
-        try {
-            command.validate();
-        } catch (InvalidCommandException e) {
-            throw HttpError.badRequest(e.getMessage());
-        }
-    }
-
     // ---- transactions
 
     private CompletableFuture<HttpReply> transaction(HttpCall call) {
@@ -210,7 +200,6 @@ public final class Routes {
         } catch (InvalidCommandException e) {
             throw HttpError.badRequest("the body must be {\"ops\": [...]}: " + e.getMessage());
         }
-        validate(new Command.Transaction(parsed));
         String idempotencyKey = call.header("Idempotency-Key");
         CompletableFuture<TransactionResult> result = idempotencyKey == null ? client.transactionAsync(parsed)
                 : client.transactionAsync(parsed, idempotencyKey, IDEMPOTENCY_RETENTION);
@@ -271,7 +260,6 @@ public final class Routes {
     /** A document write is a one-op transaction on its guard; a failed guard is a 412 with the document now. */
     private CompletableFuture<HttpReply> documentWrite(HttpCall call, Command.DocumentOp op, long guard,
                                                        Function<TransactionResult, HttpReply> success) {
-        validate(new Command.Transaction(List.of(op)));
         String idempotencyKey = call.header("Idempotency-Key");
         CompletableFuture<TransactionResult> result = idempotencyKey == null ? client.transactionAsync(List.of(op))
                 : client.transactionAsync(List.of(op), idempotencyKey, IDEMPOTENCY_RETENTION);
