@@ -380,9 +380,10 @@ class HttpApiTest extends SharedClusterTest {
                 }
             }
             assertNotNull(hot);
+            // Counted from the first refusal: three refused, then the update at the index.
             assertEquals(3, hot.get("refused").asLong());
-            assertEquals(2, hot.get("commits").asLong());
-            assertEquals(2.5, hot.get("attemptsPerCommit").asDouble());
+            assertEquals(1, hot.get("commits").asLong());
+            assertEquals(4.0, hot.get("attemptsPerCommit").asDouble());
         });
     }
 

@@ -245,26 +245,29 @@ public final class CompareExchangeStore {
     }
 
     private Result transaction(Command.Transaction t, long logIndex, long clusterTime) {
+        List<Command.Op> ops = t.ops();
+        String[] ids = new String[ops.size()];
+        Item[] current = new Item[ops.size()];
+        boolean[] held = new boolean[ops.size()];
         List<Result.Conflict> conflicts = new ArrayList<>();
-        boolean[] held = new boolean[t.ops().size()];
-        for (int i = 0; i < held.length; i++) {
-            Command.Op op = t.ops().get(i);
-            Item current = items.get(Keys.normalize(op.key()));
-            held[i] = holds(op, current, clusterTime);
+        for (int i = 0; i < ops.size(); i++) {
+            Command.Op op = ops.get(i);
+            ids[i] = Keys.normalize(op.key());
+            current[i] = items.get(ids[i]);
+            held[i] = holds(op, current[i], clusterTime);
             if (!held[i]) {
-                conflicts.add(new Result.Conflict(op.key(), op.index(), current == null ? 0 : current.index()));
+                conflicts.add(new Result.Conflict(op.key(), op.index(), current[i] == null ? 0 : current[i].index()));
             }
         }
-        for (int i = 0; i < held.length; i++) {
-            Command.Op op = t.ops().get(i);
-            count(Keys.normalize(op.key()), op.key(), held[i], conflicts.isEmpty());
+        for (int i = 0; i < ops.size(); i++) {
+            count(ids[i], ops.get(i).key(), held[i], conflicts.isEmpty());
         }
         if (!conflicts.isEmpty()) {
             return new Result.Txn(false, 0, conflicts);
         }
-        // Keys are distinct (validated), so no operation sees another's write.
-        for (Command.Op op : t.ops()) {
-            write(op, items.get(Keys.normalize(op.key())), logIndex, clusterTime);
+        // Keys are distinct (validated), so no operation sees another's write: each finds its item as read.
+        for (int i = 0; i < ops.size(); i++) {
+            write(ops.get(i), current[i], logIndex, clusterTime);
         }
         return new Result.Txn(true, logIndex, List.of());
     }

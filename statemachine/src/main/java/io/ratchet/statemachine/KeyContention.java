@@ -8,9 +8,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How often each key's conditions were tried, held and were refused, counted as entries are applied:
- * the server-side view of a hot key (attempts per commit, per key). Not replicated state and never
- * read by apply; every node applies the same entries, so every node counts the same refusals since it
+ * How often each contended key's conditions were tried, held and were refused, counted as entries are
+ * applied: the server-side view of a hot key (attempts per commit, per key). A key is counted from its
+ * first refused condition on, so a key nobody contends costs apply one lookup and no allocation (a
+ * create-only put of a fresh key, the commonest write, is never tracked). Not replicated state and
+ * never read by apply; every node applies the same entries, so every node counts the same since it
  * started. Bounded: past {@link #MAX_KEYS} keys, the half with the least contention is dropped.
  */
 public final class KeyContention {
@@ -55,7 +57,10 @@ public final class KeyContention {
      * condition that held in a transaction that another condition failed: neither a commit nor a refusal).
      */
     synchronized void evaluated(String normalizedKey, String key, boolean held, boolean committed) {
-        Counter c = counters.computeIfAbsent(normalizedKey, k -> new Counter(key));
+        Counter c = held ? counters.get(normalizedKey) : counters.computeIfAbsent(normalizedKey, k -> new Counter(key));
+        if (c == null) {
+            return;
+        }
         c.attempts++;
         if (committed) {
             c.commits++;

@@ -29,23 +29,26 @@ class KeyContentionTest {
     }
 
     @Test
-    void fourContendersOnOneCounterMakeOneCommitAndThreeRefusals() {
+    void aContendedCounterIsCountedFromItsFirstRefusalOn() {
         apply(new Command.Put("counter", "0", 0, null));
         for (int i = 0; i < 4; i++) {
             apply(new Command.Put("counter", "1", 1, null)); // all read index 1; the first wins
         }
+        apply(new Command.Put("counter", "2", 2, null)); // the next round: one commit
         apply(new Command.Put("quiet", "1", 0, null));
         KeyContention.Counts hot = counts("counter");
-        assertEquals(new KeyContention.Counts("counter", 5, 2, 3), hot);
-        assertEquals(2.5, hot.attemptsPerCommit());
-        assertEquals("counter", contention.hottest(1).get(0).key());
+        assertEquals(new KeyContention.Counts("counter", 4, 1, 3), hot);
+        assertEquals(4.0, hot.attemptsPerCommit());
+        assertEquals(List.of("counter"), contention.hottest(10).stream().map(KeyContention.Counts::key).toList(),
+                "a key never refused is not tracked");
     }
 
     @Test
     void aFailedTransactionRefusesOnlyTheConditionsThatFailedAndCommitsNothing() {
         apply(new Command.Put("a", "1", 0, null));
+        apply(new Command.Put("a", "1", 0, null)); // refused: "a" is tracked from here
         apply(new Command.Transaction(List.of(new Command.Check("a", 1), new Command.Put("b", "1", 5, null))));
-        assertEquals(new KeyContention.Counts("a", 2, 1, 0), counts("a"));
+        assertEquals(new KeyContention.Counts("a", 2, 0, 1), counts("a"));
         assertEquals(new KeyContention.Counts("b", 1, 0, 1), counts("b"));
         assertNull(counts("b").attemptsPerCommit());
     }
@@ -54,8 +57,10 @@ class KeyContentionTest {
     void manyKeysAreBoundedKeepingTheHottest() {
         apply(new Command.Put("hot", "0", 0, null));
         apply(new Command.Put("hot", "0", 0, null));
+        apply(new Command.Put("hot", "0", 0, null));
         for (int i = 0; i < KeyContention.MAX_KEYS + 10; i++) {
             apply(new Command.Put("cold/" + i, "0", 0, null));
+            apply(new Command.Put("cold/" + i, "0", 0, null)); // each refused once
         }
         List<KeyContention.Counts> all = contention.hottest(Integer.MAX_VALUE);
         assertTrue(all.size() <= KeyContention.MAX_KEYS, "kept " + all.size());
