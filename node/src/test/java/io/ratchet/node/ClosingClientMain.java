@@ -1,7 +1,10 @@
 package io.ratchet.node;
 
 import io.ratchet.client.RatchetClient;
+import java.time.Duration;
 import java.util.List;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A program as a user writes it: connects, writes, reads, closes its client in try-with-resources and
@@ -12,15 +15,17 @@ public final class ClosingClientMain {
     private ClosingClientMain() {
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) {
         try (RatchetClient client = RatchetClient.connect(args[0])) {
             long index = client.put("exit/" + System.nanoTime(), 1, 0).index();
             System.out.println("wrote at " + index);
             client.get("exit/anything");
         }
-        // Close waits for its threads to stop; the moment is for the JVM to reap them.
-        for (int i = 0; i < 20 && !leftovers().isEmpty(); i++) {
-            Thread.sleep(50);
+        // Close waits for its own threads; the shared group-commit hold thread ends after a second idle.
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> leftovers().isEmpty());
+        } catch (ConditionTimeoutException e) {
+            // reported below, line by line
         }
         leftovers().forEach(name -> System.out.println("leftover thread " + name));
         System.out.println("returning at " + System.currentTimeMillis());

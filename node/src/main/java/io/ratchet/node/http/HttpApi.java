@@ -8,7 +8,6 @@ import io.ratchet.client.lock.LeaseLostException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -45,6 +44,8 @@ public final class HttpApi implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
     /** Longer than the longest watch, so a long poll is not cut off as idle. */
     private static final long IDLE_TIMEOUT_MILLIS = 120_000;
+    /** An over-limit body up to this size is read and dropped before the 413; a larger one is not read. */
+    private static final long MAX_DISCARDED_BODY = 16L << 20;
     private static final Pattern CONSOLE_FILE = Pattern.compile("[A-Za-z0-9_-]+\\.(html|js|css|svg)");
 
     private final Server server;
@@ -219,7 +220,16 @@ public final class HttpApi implements AutoCloseable {
             return CompletableFuture.completedFuture(new byte[0]);
         }
         if (declared > limit) {
-            return CompletableFuture.failedFuture(tooLarge(declared, limit));
+            if (declared > MAX_DISCARDED_BODY) {
+                return CompletableFuture.failedFuture(tooLarge(declared, limit));
+            }
+            // Read and drop it before answering: a client still sending when the answer comes and the
+            // connection closes sees a reset, not the 413 (seen with the JDK's HttpClient).
+            CompletableFuture<Void> drained = new CompletableFuture<>();
+            Content.Source.consumeAll(request, Callback.from(drained));
+            return drained.handle((done, error) -> {
+                throw tooLarge(declared, limit);
+            });
         }
         return Content.Source.asByteBufferAsync(request, (int) limit + 1).handle((buffer, error) -> {
             if (error != null) {
@@ -366,11 +376,5 @@ public final class HttpApi implements AutoCloseable {
         } catch (RuntimeException e) {
             callback.failed(e);
         }
-    }
-
-    /** The address it listens on, for logs. */
-    public InetSocketAddress address() {
-        ServerConnector c = (ServerConnector) server.getConnectors()[0];
-        return new InetSocketAddress(c.getHost() == null ? "0.0.0.0" : c.getHost(), c.getLocalPort());
     }
 }
