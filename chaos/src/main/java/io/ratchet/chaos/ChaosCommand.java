@@ -72,7 +72,7 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "log entries between node snapshots; low so that runs exercise snapshots (default ${DEFAULT-VALUE})")
     long snapshotThreshold;
 
-    @Option(names = "--ratchet-jar", defaultValue = "node/target/ratchet.jar", description = "the node jar (default ${DEFAULT-VALUE})")
+    @Option(names = "--ratchet-jar", defaultValue = "node/target/ratchet-node.jar", description = "the node jar (default ${DEFAULT-VALUE})")
     Path ratchetJar;
 
     /** Test only: proves the harness can fail. Hidden, and named in the summary when on. */

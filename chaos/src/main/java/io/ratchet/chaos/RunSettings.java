@@ -15,7 +15,7 @@ import java.util.List;
  * @param rate                 operations a second, per workload, over all its processes
  * @param concurrency          client processes per workload
  * @param runDir               where the history, report, node configs, data and logs go
- * @param ratchetJar           the node jar ({@code node/target/ratchet.jar})
+ * @param ratchetJar           the node jar ({@code node/target/ratchet-node.jar})
  * @param quietSpell           the mean time between a heal and the next fault
  * @param faultSpell           the mean time a fault lasts
  * @param operationTimeout     the most one client operation may take, retries included

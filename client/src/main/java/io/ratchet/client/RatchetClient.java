@@ -7,8 +7,6 @@ import io.ratchet.client.session.SessionOptions;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
-import io.ratchet.protocol.GroupCommit;
-import io.ratchet.protocol.GrpcLogging;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;

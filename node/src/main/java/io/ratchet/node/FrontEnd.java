@@ -1,9 +1,9 @@
 package io.ratchet.node;
 
+import io.ratchet.client.GroupCommit;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
-import io.ratchet.protocol.GroupCommit;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;

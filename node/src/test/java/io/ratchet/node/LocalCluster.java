@@ -111,7 +111,7 @@ public final class LocalCluster implements AutoCloseable {
                 .map(Map.Entry::getKey).findFirst();
     }
 
-    String peers() {
+    public String peers() {
         return String.join(",", configs.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().peers().get(e.getKey())).toList());
     }
 

@@ -72,7 +72,7 @@ public final class Cluster implements AutoCloseable {
             List<String> command = new ArrayList<>(network.launcher(n));
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(jvmOptions);
-            command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "node", "--conf", conf.toAbsolutePath().toString()));
+            command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--conf", conf.toAbsolutePath().toString()));
             nodes.put(id, new NodeProcess(id, command, dir, dir.resolve(id + ".log"), dir.resolve(id + ".pid")));
         }
         Cluster cluster = new Cluster(network, nodes, peers);

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One Ratchet node: a separate JVM running {@code ratchet.jar node --conf FILE}, which the harness can
+ * One Ratchet node: a separate JVM running {@code ratchet-node.jar --conf FILE}, which the harness can
  * kill, pause, resume and start again. Its output goes to a log file, its pid to a pid file (so that a
  * launcher script can clean up after a harness that was itself killed). Thread-safe.
  */
@@ -23,7 +23,7 @@ public final class NodeProcess {
     private boolean paused;
 
     /**
-     * @param command the full command line, e.g. {@code [ip, netns, exec, NS, java, ..., -jar, ratchet.jar, node, --conf, FILE]}
+     * @param command the full command line, e.g. {@code [ip, netns, exec, NS, java, ..., -jar, ratchet-node.jar, --conf, FILE]}
      */
     NodeProcess(String id, List<String> command, Path workDir, Path log, Path pidFile) {
         this.id = id;

@@ -1,7 +1,7 @@
 package io.ratchet.cli;
 
-import io.ratchet.client.Durations;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.Durations;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.WatchResult;
 import picocli.CommandLine.Command;

@@ -2,21 +2,19 @@ package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.GrpcLogging;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.UnknownOutcomeException;
-import io.ratchet.node.NodeCommand;
-import io.ratchet.protocol.GrpcLogging;
 import io.ratchet.protocol.InvalidCommandException;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParseResult;
-import picocli.CommandLine;
 
-/** The {@code ratchet} command: run a node, or talk to a cluster. */
+/** The {@code ratchet} command: talk to a cluster. The server is {@code ratchet-node.jar}. */
 @Command(name = "ratchet", mixinStandardHelpOptions = true, version = "ratchet 0.1.0",
         description = "A Raft-replicated compare-exchange cluster.",
         subcommands = {
-            NodeCommand.class,
             WriteCommands.Put.class,
             ReadCommands.Get.class,
             WriteCommands.Delete.class,
@@ -31,36 +29,14 @@ import picocli.CommandLine;
         })
 public final class Main implements Runnable {
 
-    /**
-     * With fewer than 3 cores the JDK sizes its common fork-join pool to one thread, and then every
-     * {@code CompletableFuture.*Async} call without an executor starts a new thread. Ratis 3.3.0 makes
-     * such calls on the follower's append path and on every unordered read reply, so on a 2-core
-     * machine each replicated entry cost a thread start. Set before anything touches the pool; an
-     * explicit {@code -Djava.util.concurrent.ForkJoinPool.common.parallelism} wins.
-     */
-    static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
-
-    static {
-        if (System.getProperty(COMMON_POOL_PARALLELISM) == null) {
-            System.setProperty(COMMON_POOL_PARALLELISM,
-                    Integer.toString(Math.max(4, Runtime.getRuntime().availableProcessors() - 1)));
-        }
-    }
-
     public static void main(String[] args) {
         // The shaded gRPC logs through java.util.logging; its INFO start-up lines are noise on stderr.
         GrpcLogging.quiet();
-        if (args.length > 0 && args[0].equals("node")) {
-            // A server logs its life; a client command keeps stderr for errors.
-            System.setProperty("ratchet.log.level", "INFO");
-            System.setProperty("ratchet.ratis.log.level", "INFO");
-        }
         System.exit(run(args));
     }
 
     /** One example per command, shown at the end of its help. */
     private static final Map<String, String> EXAMPLES = Map.ofEntries(
-            Map.entry("node", "ratchet node --conf conf/local-3/n1.properties"),
             Map.entry("put", "ratchet put emails/ada@example.com '\"users/1\"' --index 0"),
             Map.entry("get", "ratchet get emails/ada@example.com"),
             Map.entry("delete", "ratchet delete stock/widgets --index 6"),

@@ -1,4 +1,4 @@
-package io.ratchet.protocol;
+package io.ratchet.client;
 
 import java.util.logging.Level;
 import java.util.logging.Logger;

@@ -1,5 +1,12 @@
-package io.ratchet.protocol;
+package io.ratchet.client;
 
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.DaemonThreads;
+import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Request;
+import io.ratchet.protocol.Result;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,6 @@ import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.Durations;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.node.NodeConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -82,6 +81,6 @@ public final class ClientOptionsMixin {
         } catch (IOException e) {
             throw new IllegalArgumentException("no peers given: use --peers or RATCHET_PEERS (" + conf + " is not readable)");
         }
-        return String.join(",", NodeConfig.parsePeers(p.getProperty("peers", "")).values());
+        return p.getProperty("peers", "");
     }
 }

@@ -12,11 +12,11 @@ import io.ratchet.protocol.Limits;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * {@code doc get|put|delete}: documents and their Atomic Guards. Each prints

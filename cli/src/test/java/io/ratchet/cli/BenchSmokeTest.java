@@ -1,4 +1,4 @@
-package io.ratchet.node;
+package io.ratchet.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.bench.BenchReport;
 import io.ratchet.bench.LoadRunner;
 import io.ratchet.bench.Workload;
-import io.ratchet.cli.Main;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.node.LocalCluster;
 import io.ratchet.protocol.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

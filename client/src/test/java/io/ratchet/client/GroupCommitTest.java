@@ -1,12 +1,19 @@
-package io.ratchet.protocol;
+package io.ratchet.client;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.awaitility.Awaitility.await;
 
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Request;
+import io.ratchet.protocol.Result;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
