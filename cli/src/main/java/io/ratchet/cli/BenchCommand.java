@@ -41,7 +41,7 @@ final class BenchCommand extends ClientCommand {
         }
         List<RatchetClient> all = new ArrayList<>(List.of(c));
         while (all.size() < instances) {
-            RatchetClient more = client.connect();
+            RatchetClient more = client().connect();
             extra.add(more);
             all.add(more);
         }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.RatchetClient;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -13,16 +12,18 @@ abstract class ClientCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Mixin
-    ClientOptionsMixin client;
+    /** The global options, which picocli sets on {@code ratchet} wherever they appear. */
+    ClientOptionsMixin client() {
+        return ((Main) spec.root().userObject()).options;
+    }
 
     /** Runs against a connected client; returns an {@link ExitCode}. */
     abstract int run(RatchetClient client);
 
     @Override
     public final Integer call() {
-        client.requireSomeNodeListening();
-        try (RatchetClient c = client.connect()) {
+        client().requireSomeNodeListening();
+        try (RatchetClient c = client().connect()) {
             return run(c);
         }
     }
@@ -32,10 +33,10 @@ abstract class ClientCommand implements Callable<Integer> {
     }
 
     boolean json() {
-        return client.json;
+        return client().json;
     }
 
     void print(ObjectNode result) {
-        Output.print(out(), client.json, result);
+        Output.print(out(), client().json, result);
     }
 }

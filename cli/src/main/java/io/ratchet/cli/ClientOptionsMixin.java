@@ -15,16 +15,22 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
-/** Options every client command shares: where the cluster is, and whether to print JSON. */
+/**
+ * Options every command shares: where the cluster is, how long to try, and whether to print JSON. They
+ * are declared once, on {@code ratchet} itself, and inherited by every subcommand, so they are taken
+ * before the command or after it ({@code ratchet --json get k} and {@code ratchet get k --json}), as
+ * etcdctl's global flags are.
+ */
 public final class ClientOptionsMixin {
-    @Option(names = "--peers", description = "host:port,host:port,... (default: $RATCHET_PEERS, else conf/local-3)")
+    @Option(names = "--peers", scope = ScopeType.INHERIT, description = "host:port,host:port,... (default: $RATCHET_PEERS, else conf/local-3)")
     String peers;
 
-    @Option(names = "--json", description = "print one JSON object")
+    @Option(names = "--json", scope = ScopeType.INHERIT, description = "print one JSON object")
     boolean json;
 
-    @Option(names = "--timeout", defaultValue = "15s", description = "give up on the cluster after this long (default ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", defaultValue = "15s", scope = ScopeType.INHERIT, description = "give up on the cluster after this long (default ${DEFAULT-VALUE})")
     String timeout;
 
     RatchetClient connect() {
@@ -44,7 +50,11 @@ public final class ClientOptionsMixin {
      */
     void requireSomeNodeListening() {
         List<String> addresses = List.copyOf(ClientOptions.parse(resolvePeers()).peers().values());
-        List<CompletableFuture<Boolean>> probes = addresses.stream()
+        // The common case, a running cluster, costs one local connect and no thread.
+        if (accepts(addresses.get(0))) {
+            return;
+        }
+        List<CompletableFuture<Boolean>> probes = addresses.stream().skip(1)
                 .map(a -> CompletableFuture.supplyAsync(() -> accepts(a)))
                 .toList();
         if (probes.stream().noneMatch(CompletableFuture::join)) {

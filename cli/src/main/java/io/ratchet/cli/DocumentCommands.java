@@ -127,7 +127,7 @@ final class DocumentCommands implements Runnable {
                 print(o);
             } else {
                 array.forEach(d -> out().println(d.get("id").asText() + "\t" + d.get("guardIndex").asLong() + "\t"
-                        + Json.write(d.get("document"))));
+                        + Output.write(d.get("document"))));
                 out().flush();
             }
             return ExitCode.DONE;

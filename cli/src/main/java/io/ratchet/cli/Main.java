@@ -2,36 +2,74 @@ package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.ClusterUnavailableException;
-import io.ratchet.client.GrpcLogging;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.InvalidCommandException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
 
-/** The {@code ratchet} command: talk to a cluster. The server is {@code ratchet-node.jar}. */
+/**
+ * The {@code ratchet} command: talk to a cluster. The server is {@code ratchet-node.jar}.
+ *
+ * <p>A command line is a short-lived process, so it registers only the subcommand it was given: picocli
+ * then reflects over one command's annotations, not all of them. Help, a bare {@code ratchet} and a
+ * word that is no command register every one (for the grouped list and the nearest name).
+ */
 @Command(name = "ratchet", mixinStandardHelpOptions = true, version = "ratchet 0.1.0",
-        description = "A Raft-replicated compare-exchange cluster.",
-        subcommands = {
-            WriteCommands.Put.class,
-            ReadCommands.Get.class,
-            WriteCommands.Delete.class,
-            ReadCommands.ListItems.class,
-            ReadCommands.Status.class,
-            TransactionCommand.class,
-            DocumentCommands.class,
-            WatchCommand.class,
-            LockCommand.class,
-            ReserveCommand.class,
-            BenchCommand.class,
-        })
+        description = "A Raft-replicated compare-exchange cluster.")
 public final class Main implements Runnable {
+    @Mixin
+    ClientOptionsMixin options;
+
+    @Spec
+    CommandSpec spec;
+
+    /** A help heading and the names of the commands under it, in the order {@code ratchet --help} lists them. */
+    private record Group(String heading, List<String> commands) {
+    }
+
+    private static final List<Group> GROUPS = List.of(
+            new Group("Items", List.of("put", "get", "delete", "list", "watch", "txn")),
+            new Group("Documents", List.of("doc")),
+            new Group("Locks and reservations", List.of("lock", "reserve")),
+            new Group("Cluster", List.of("status", "bench", "help")));
+
+    /** A new instance of the named command; a switch, so that naming one loads no other command's class. */
+    private static Object newCommand(String name) {
+        return switch (name) {
+            case "put" -> new WriteCommands.Put();
+            case "get" -> new ReadCommands.Get();
+            case "delete" -> new WriteCommands.Delete();
+            case "list" -> new ReadCommands.ListItems();
+            case "watch" -> new WatchCommand();
+            case "txn" -> new TransactionCommand();
+            case "doc" -> new DocumentCommands();
+            case "lock" -> new LockCommand();
+            case "reserve" -> new ReserveCommand();
+            case "status" -> new ReadCommands.Status();
+            case "bench" -> new BenchCommand();
+            case "help" -> new CommandLine.HelpCommand();
+            default -> throw new IllegalArgumentException("no command " + name);
+        };
+    }
+
+    private static final String NETTY_ALLOCATOR = "org.apache.ratis.thirdparty.io.netty.allocator.type";
 
     public static void main(String[] args) {
-        // The shaded gRPC logs through java.util.logging; its INFO start-up lines are noise on stderr.
-        GrpcLogging.quiet();
+        // One request or a few: pooled network buffers (arenas, thread caches) cost more to set up than
+        // they save. The name is the relocated Netty's, as Ratis' thirdparty jar spells it.
+        if (System.getProperty(NETTY_ALLOCATOR) == null) {
+            System.setProperty(NETTY_ALLOCATOR, "unpooled");
+        }
+        Warmup.start(args);
         System.exit(run(args));
     }
 
@@ -65,8 +103,20 @@ public final class Main implements Runnable {
     /** As {@link #run(String...)}, printing to {@code out} and {@code err} (null: the standard streams). */
     static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new Main());
-        cli.addSubcommand("help", new CommandLine.HelpCommand());
-        helpEverywhere(cli, "");
+        String command = commandWord(args);
+        boolean all = command == null || command.equals("help") || !isCommand(command);
+        for (Group g : GROUPS) {
+            for (String name : g.commands()) {
+                if (all || command.equals(name)) {
+                    cli.addSubcommand(name, newCommand(name));
+                }
+            }
+        }
+        cli.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST_HEADING, help -> "");
+        cli.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, Main::groupedCommands);
+        if (all || Arrays.stream(args).anyMatch(HELP_OPTIONS::contains)) {
+            helpEverywhere(cli, "");
+        }
         if (out != null) {
             cli.setOut(out);
         }
@@ -76,6 +126,49 @@ public final class Main implements Runnable {
         cli.setExecutionExceptionHandler(Main::handle);
         cli.setParameterExceptionHandler(Main::badCommandLine);
         return cli.execute(args);
+    }
+
+    /** The options that ask for help or the version, which every command takes. */
+    static final Set<String> HELP_OPTIONS = Set.of("-h", "--help", "-V", "--version");
+
+    /** Root options that take a value, which {@link #commandWord} must step over. */
+    private static final Set<String> VALUED_OPTIONS = Set.of("--peers", "--timeout");
+
+    /** The first word that is not an option or an option's value: the command asked for, or null. */
+    static String commandWord(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (VALUED_OPTIONS.contains(a)) {
+                i++;
+            } else if (!a.startsWith("-")) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    private static boolean isCommand(String word) {
+        return GROUPS.stream().anyMatch(g -> g.commands().contains(word));
+    }
+
+    /** The command list of {@code ratchet --help}, under the groups' headings. */
+    private static String groupedCommands(CommandLine.Help help) {
+        Map<String, CommandLine.Help> registered = help.subcommands();
+        int nameWidth = GROUPS.stream().flatMap(g -> g.commands().stream()).mapToInt(String::length).max().orElse(0) + 4;
+        int width = help.commandSpec().usageMessage().width();
+        StringBuilder text = new StringBuilder();
+        for (Group g : GROUPS) {
+            CommandLine.Help.TextTable table = CommandLine.Help.TextTable.forColumns(help.colorScheme(),
+                    new CommandLine.Help.Column(nameWidth, 2, CommandLine.Help.Column.Overflow.SPAN),
+                    new CommandLine.Help.Column(width - nameWidth, 2, CommandLine.Help.Column.Overflow.WRAP));
+            g.commands().stream().filter(registered::containsKey).forEach(name -> {
+                CommandLine.Model.UsageMessageSpec usage = registered.get(name).commandSpec().usageMessage();
+                String[] summary = usage.header().length > 0 ? usage.header() : usage.description();
+                table.addRowValues(name, summary.length == 0 ? "" : String.format(summary[0]));
+            });
+            text.append(String.format("%n%s:%n", g.heading())).append(table);
+        }
+        return text.toString();
     }
 
     /** -h/--help on every command (before its required parameters are checked), and its example. */
@@ -117,7 +210,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        CommandLine.usage(this, System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     private static int handle(Exception e, CommandLine cli, ParseResult parsed) {
@@ -139,11 +232,7 @@ public final class Main implements Runnable {
         }
         cli.getErr().println(cli.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         cli.getErr().flush();
-        ParseResult sub = parsed.subcommand();
-        while (sub != null && sub.subcommand() != null) {
-            sub = sub.subcommand(); // nested commands (doc get) carry the options
-        }
-        if (sub != null && sub.hasMatchedOption("--json")) {
+        if (((Main) cli.getCommandSpec().root().userObject()).options.json) {
             ObjectNode o = Output.object();
             o.put("error", kind);
             o.put("message", e.getMessage());

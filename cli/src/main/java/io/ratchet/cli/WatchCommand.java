@@ -24,7 +24,7 @@ final class WatchCommand extends ClientCommand {
 
     @Override
     int run(RatchetClient c) {
-        WatchResult w = c.watch(key, after, Durations.parse(client.timeout));
+        WatchResult w = c.watch(key, after, Durations.parse(client().timeout));
         ObjectNode o = Output.object();
         o.put("changed", w.changed());
         o.put("lastChange", w.lastChange());

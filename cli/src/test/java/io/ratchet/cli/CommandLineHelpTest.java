@@ -39,6 +39,43 @@ class CommandLineHelpTest {
     }
 
     @Test
+    void theTopLevelHelpListsTheCommandsByGroupAndTheSharedOptions() {
+        Run help = ratchet("--help");
+        assertEquals(0, help.code());
+        String out = help.out();
+        int items = out.indexOf("\nItems:\n");
+        int documents = out.indexOf("\nDocuments:\n");
+        int locks = out.indexOf("\nLocks and reservations:\n");
+        int cluster = out.indexOf("\nCluster:\n");
+        assertTrue(items >= 0 && items < documents && documents < locks && locks < cluster, out);
+        assertTrue(out.indexOf("  get ") > items && out.indexOf("  get ") < documents, out);
+        assertTrue(out.indexOf("  reserve ") > locks && out.indexOf("  reserve ") < cluster, out);
+        assertTrue(out.indexOf("  status ") > cluster, out);
+        for (String shared : new String[] {"--json", "--peers", "--timeout"}) {
+            assertTrue(out.contains(shared), shared + " is listed with ratchet's own options: " + out);
+        }
+        assertEquals(help.out(), ratchet().out(), "a bare ratchet prints the same");
+    }
+
+    @Test
+    void sharedOptionsAreTakenBeforeTheCommandAsWellAsAfterIt() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        for (String[] args : new String[][] {
+                {"--json", "--peers", "127.0.0.1:" + port, "get", "k"},
+                {"--peers=127.0.0.1:" + port, "get", "k", "--json"},
+                {"get", "k", "--json", "--peers", "127.0.0.1:" + port},
+                {"--json", "doc", "get", "users/7", "--peers", "127.0.0.1:" + port}}) {
+            Run r = ratchet(args);
+            assertEquals(ExitCode.UNAVAILABLE, r.code(), String.join(" ", args) + ": " + r);
+            assertTrue(r.out().contains("\"error\":\"cluster_unavailable\""), "--json was honoured: " + r);
+            assertTrue(r.err().contains("127.0.0.1:" + port), "--peers was honoured: " + r);
+        }
+    }
+
+    @Test
     void aMisspeltCommandNamesTheNearestOne() {
         Run typo = ratchet("gte", "emails/ada@example.com");
         assertEquals(ExitCode.INVALID, typo.code());

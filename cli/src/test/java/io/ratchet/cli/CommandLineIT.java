@@ -1,5 +1,6 @@
 package io.ratchet.cli;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -14,13 +15,16 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -269,6 +273,28 @@ class CommandLineIT {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, console.statusCode());
         assertTrue(console.headers().firstValue("Content-Type").orElseThrow().startsWith("text/html"));
+    }
+
+    @Test
+    void sharedOptionsGoBeforeOrAfterTheCommandAndLaterCallsMapTheLaunchersClassArchive() throws Exception {
+        json(0, "put", "shared-options/k", "7", "--index", "0");
+        Run before = ratchet(List.of("--json", "get", "shared-options/k"));
+        Run after = ratchet(List.of("get", "shared-options/k", "--json"));
+        assertEquals(0, before.code, before.toString());
+        assertEquals(7, Json.parse(before.out).get("value").asInt());
+        assertEquals(before.out, after.out, "--json before the command means what it means after it");
+
+        // The first call that reached the cluster recorded its classes; the archive is dumped behind it.
+        Path archives = HOME.resolve("cli/target/cds");
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            try (Stream<Path> files = Files.list(archives)) {
+                return files.anyMatch(f -> f.getFileName().toString().endsWith(".jsa"));
+            }
+        });
+        Run mapped = ratchet(List.of("--json", "get", "shared-options/k"));
+        assertEquals(0, mapped.code, mapped.toString());
+        assertEquals(before.out, mapped.out);
+        assertFalse(mapped.err.contains("cds"), "the archive is used silently: " + mapped.err);
     }
 
     // ---- helpers

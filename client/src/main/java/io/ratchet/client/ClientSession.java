@@ -27,7 +27,10 @@ import java.util.concurrent.CompletableFuture;
  * nobody can know whether it applied: {@link UnknownOutcomeException}.
  */
 final class ClientSession {
-    private static final SecureRandom IDS = new SecureRandom();
+    /** Made on first use: a client that only reads (a command line {@code get}) never pays for seeding it. */
+    private static final class Ids {
+        static final SecureRandom RANDOM = new SecureRandom();
+    }
 
     private final Attempts attempts;
     private final ClientOptions options;
@@ -77,7 +80,7 @@ final class ClientSession {
         }
         long candidate;
         do {
-            candidate = IDS.nextLong();
+            candidate = Ids.RANDOM.nextLong();
         } while (candidate == 0);
         Command.OpenSession open = new Command.OpenSession(candidate, options.sessionTimeout().toMillis());
         byte[] message = Codec.encodeBatches(List.of(Batch.untagged(List.of(Request.of(List.of(open))))));

@@ -5,6 +5,7 @@ import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.thirdparty.com.google.common.net.InetAddresses;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ConnectivityState;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
@@ -297,8 +299,7 @@ final class FrontEndTransport implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("the client is closed");
             }
-            return streams.computeIfAbsent(address, a -> new CallStream(NettyChannelBuilder
-                    .forAddress(a.substring(0, a.lastIndexOf(':')), Integer.parseInt(a.substring(a.lastIndexOf(':') + 1)))
+            return streams.computeIfAbsent(address, a -> new CallStream(channelBuilder(a)
                     .usePlaintext()
                     .eventLoopGroup(network)
                     .channelType(NioSocketChannel.class)
@@ -306,6 +307,21 @@ final class FrontEndTransport implements AutoCloseable {
                     .maxInboundMessageSize(MAX_ANSWER_BYTES)
                     .build()));
         }
+    }
+
+    /**
+     * An IP address is connected to directly; a host name goes through gRPC's DNS resolver, which looks
+     * it up again when the connection is lost, so a node that moves to a new address is found.
+     * Skipping the resolver for addresses is also what a short-lived command line wants: no resolver
+     * thread, no lookup.
+     */
+    private static NettyChannelBuilder channelBuilder(String address) {
+        int colon = address.lastIndexOf(':');
+        String host = address.substring(0, colon);
+        int port = Integer.parseInt(address.substring(colon + 1));
+        return InetAddresses.isUriInetAddress(host)
+                ? NettyChannelBuilder.forAddress(new InetSocketAddress(InetAddresses.forUriString(host), port))
+                : NettyChannelBuilder.forAddress(host, port);
     }
 
     boolean closed() {
