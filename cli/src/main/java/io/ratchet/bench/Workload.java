@@ -1,10 +1,10 @@
 package io.ratchet.bench;
 
+import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.lock.Lease;
 import io.ratchet.client.lock.Locks;
-import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Item;
 import java.time.Duration;
 import java.util.List;
@@ -41,6 +41,11 @@ public enum Workload {
     public static final int MAX_ATTEMPTS = 64;
     /** The lease a bench lock is taken with; it is released long before. */
     static final Duration LOCK_LEASE = Duration.ofSeconds(10);
+    /**
+     * The hot loop's pause after its n-th refusal: up to min(50, 2^n) ms, as peerbench's loop pauses,
+     * so the figures compare.
+     */
+    static final Backoff HOT_BACKOFF = new Backoff(Duration.ofMillis(2), Duration.ofMillis(50));
 
     /** What one operation came to. */
     public record Outcome(boolean committed, int attempts) {
@@ -76,10 +81,10 @@ public enum Workload {
         switch (this) {
             case UPDATE, READ -> {
                 for (int i = 0; i < clients; i++) {
-                    setup.write(new Command.Put(prefix + "u-" + i, "0", 0, null));
+                    setup.put(prefix + "u-" + i, 0, 0);
                 }
             }
-            case HOT -> setup.write(new Command.Put(prefix + "hot", "0", 0, null));
+            case HOT -> setup.put(prefix + "hot", 0, 0);
             default -> {
             }
         }
@@ -108,7 +113,7 @@ public enum Workload {
 
     private static Operation reserve(RatchetClient client, String keyPrefix) {
         long[] sequence = {0};
-        return () -> new Outcome(client.write(new Command.Put(keyPrefix + sequence[0]++, "\"owner\"", 0, null)).successful(), 1);
+        return () -> new Outcome(client.put(keyPrefix + sequence[0]++, "owner", 0).successful(), 1);
     }
 
     /**
@@ -122,7 +127,7 @@ public enum Workload {
         while (attempts < MAX_ATTEMPTS && !stopping.getAsBoolean()) {
             attempts++;
             long next = Long.parseLong(current.value()) + 1;
-            CompareExchangeResult r = client.write(new Command.Put(key, Long.toString(next), current.index(), null));
+            CompareExchangeResult r = client.put(key, next, current.index());
             if (r.successful()) {
                 return new Outcome(true, attempts);
             }
@@ -130,7 +135,7 @@ public enum Workload {
                 throw new IllegalStateException("counter " + key + " is gone");
             }
             current = r.item();
-            pause(1 + Math.min(50, 1L << Math.min(attempts, 6)));
+            pause(HOT_BACKOFF.delay(attempts, ThreadLocalRandom.current()));
         }
         return new Outcome(false, attempts);
     }
@@ -147,9 +152,9 @@ public enum Workload {
         };
     }
 
-    private static void pause(long boundMillis) {
+    private static void pause(Duration pause) {
         try {
-            Thread.sleep(ThreadLocalRandom.current().nextLong(boundMillis));
+            Thread.sleep(pause.toMillis(), pause.toNanosPart() % 1_000_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -38,7 +38,8 @@ final class LockCommand implements Runnable {
     static final class Acquire extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
-        @Option(names = "--lease", required = true, description = "how long the lock is held unless renewed, e.g. 30s (at most 1h)")
+        @Option(names = "--lease", required = true, description = "how long the lock is held unless renewed, e.g. 30s (at most "
+                + LockOptions.DEFAULT_MAX_LEASE_MINUTES + " min)")
         String lease;
         @Option(names = "--wait", defaultValue = "0s", description = "how long to wait while it is held (default ${DEFAULT-VALUE}: one try)")
         String wait;

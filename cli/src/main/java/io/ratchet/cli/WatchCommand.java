@@ -4,17 +4,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.Durations;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.WatchResult;
+import io.ratchet.protocol.Limits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
  * {@code watch KEY --after N --timeout 10s}: waits for a put or delete of KEY above index N. Here the
- * shared {@code --timeout} is how long to wait for a change (at most 60 s); the cluster is given as
+ * shared {@code --timeout} is how long to wait for a change (at most {@link Limits#MAX_WATCH_SECONDS}); the cluster is given as
  * long again to answer.
  */
 @Command(name = "watch", description = {
-        "Wait until KEY is put or deleted at an index above --after, or --timeout (at most 60s) passes.",
+        "Wait until KEY is put or deleted at an index above --after, or --timeout (at most " + Limits.MAX_WATCH_SECONDS + "s) passes.",
         "Prints changed, lastChange and the key's item; exit 0 when it changed, 1 when the wait timed out."})
 final class WatchCommand extends ClientCommand {
     @Parameters(index = "0", paramLabel = "KEY")

@@ -3,8 +3,8 @@ package io.ratchet.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.Durations;
+import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.protocol.Expiry;
 import io.ratchet.protocol.Json;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -53,21 +53,17 @@ final class WriteCommands {
 
         @Override
         int run(RatchetClient c) {
-            String meta = metadata == null ? null : Json.validateMetadata(Json.write(Json.parse(metadata)));
-            long ttlMillis = 0;
-            if (expiration != null && expiration.ttl != null) {
-                ttlMillis = Durations.parse(expiration.ttl).toMillis();
-                if (ttlMillis <= 0) {
-                    throw new IllegalArgumentException("--ttl must be above 0, not '" + expiration.ttl + "'");
-                }
-            } else if (expiration != null) {
-                if (Expiry.fromMetadata(meta) != 0) {
-                    throw new IllegalArgumentException("give --expires or an " + Expiry.FIELD + " in --metadata, not both");
-                }
-                meta = Expiry.withExpiry(meta, parseInstant(expiration.expires).toEpochMilli());
+            PutOptions options = PutOptions.none();
+            if (metadata != null) {
+                options = options.metadata(Json.parse(metadata));
             }
-            String json = Json.write(Json.parse(value));
-            return printWrite(this, c.write(new io.ratchet.protocol.Command.Put(key, json, index, meta, ttlMillis, false)));
+            if (expiration != null && expiration.ttl != null) {
+                options = options.ttl(Durations.parse(expiration.ttl));
+            } else if (expiration != null) {
+                options = options.expiresAt(parseInstant(expiration.expires));
+            }
+            // Parsed, so that what is stored is compact JSON however it was typed.
+            return printWrite(this, c.put(key, Json.parse(value), index, options));
         }
 
         private static Instant parseInstant(String text) {

@@ -1,6 +1,5 @@
 package io.ratchet.client;
 
-import io.ratchet.client.session.Backoff;
 import io.ratchet.protocol.Refusal;
 import java.time.Duration;
 import java.util.HashMap;
@@ -64,12 +63,12 @@ final class Attempts {
         }
     }
 
-    private final FrontEndTransport transport;
+    private final Transport transport;
     private final ClientOptions options;
     /** A moving average of how long answered calls took: what "no answer yet" is judged against. */
     private volatile long typicalNanos = TimeUnit.MILLISECONDS.toNanos(5);
 
-    Attempts(FrontEndTransport transport, ClientOptions options) {
+    Attempts(Transport transport, ClientOptions options) {
         this.transport = transport;
         this.options = options;
     }
@@ -125,7 +124,7 @@ final class Attempts {
         long left = s.deadline - sent;
         Duration timeout = Duration.ofNanos(Math.max(1, Math.min(left, attemptNanos(s))));
         return transport.call(method, node, message.get(), timeout).thenCompose(outcome -> {
-            if (outcome instanceof FrontEndTransport.Answered a) {
+            if (outcome instanceof Transport.Answered a) {
                 if (s.adaptive) {
                     long took = System.nanoTime() - sent;
                     typicalNanos += (took - typicalNanos) / 8;
@@ -133,7 +132,7 @@ final class Attempts {
                 return CompletableFuture.completedFuture(new Delivery(a.results(), s.mayHaveApplied));
             }
             long pause;
-            if (outcome instanceof FrontEndTransport.Refused r) {
+            if (outcome instanceof Transport.Refused r) {
                 Refusal refusal = r.refusal();
                 s.lastWhy = node + ": " + refusal.message();
                 s.mayHaveApplied |= refusal.inDoubt();
@@ -160,7 +159,7 @@ final class Attempts {
                     }
                 }
             } else {
-                FrontEndTransport.Unanswered u = (FrontEndTransport.Unanswered) outcome;
+                Transport.Unanswered u = (Transport.Unanswered) outcome;
                 s.lastWhy = node + ": " + u.why();
                 s.mayHaveApplied |= u.delivered();
                 if (u.delivered()) {

@@ -10,6 +10,8 @@ import io.ratchet.protocol.Document;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
+import io.ratchet.protocol.JsonText;
+import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
@@ -23,8 +25,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -40,13 +44,13 @@ import java.util.function.Supplier;
  * {@link ClusterUnavailableException} (no node served the call; a write was not applied). Every retry is
  * bounded by {@link ClientOptions#maxAttempts()} and {@link ClientOptions#operationTimeout()}.
  *
- * <p>The parts: {@link FrontEndTransport} holds the connections to the nodes' front ends,
+ * <p>The parts: {@link Transport} holds the connections to the nodes' front ends,
  * {@link Attempts} the retry rules, {@link ClientSession} exactly-once writes, and two
  * {@link GroupCommit}s join what this process's threads send at once into one message.
  */
 public final class RatchetClient implements AutoCloseable {
     private final ClientOptions options;
-    private final FrontEndTransport transport;
+    private final Transport transport;
     private final Attempts attempts;
     /**
      * One write message in flight, always: the session tells a resend from a new message by its
@@ -65,8 +69,8 @@ public final class RatchetClient implements AutoCloseable {
         GrpcLogging.quiet();
     }
 
-    /** The longest a single watch may wait. */
-    public static final Duration MAX_WATCH = Duration.ofSeconds(60);
+    /** The longest a single watch may wait: {@link Limits#MAX_WATCH_SECONDS}. */
+    public static final Duration MAX_WATCH = Duration.ofSeconds(Limits.MAX_WATCH_SECONDS);
     /**
      * How long past its timeout a watch may take to answer: the time to reach a node again after a
      * leader change (or, at worst, to give up). A watch, and a lock acquire that waits, end by then.
@@ -75,9 +79,9 @@ public final class RatchetClient implements AutoCloseable {
     /** The longest one node holds a watch before the client arms it again: how soon a silent node is left. */
     static final Duration WATCH_SLICE = Duration.ofSeconds(2);
 
-    private RatchetClient(ClientOptions options) {
+    private RatchetClient(ClientOptions options, Function<ScheduledExecutorService, Transport.Connector> connector) {
         this.options = options;
-        this.transport = new FrontEndTransport(List.copyOf(options.peers().values()));
+        this.transport = new Transport(List.copyOf(options.peers().values()), connector);
         this.attempts = new Attempts(transport, options);
         ClientSession session = new ClientSession(attempts, options);
         this.groupCommit = new GroupCommit<>(GroupCommit.WRITES, session::send, 1, GroupCommit.MAX_HOLD_NANOS);
@@ -91,7 +95,12 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public static RatchetClient connect(ClientOptions options) {
-        return new RatchetClient(options);
+        return new RatchetClient(options, GrpcConnector::new);
+    }
+
+    /** A client whose calls go through {@code connector} instead of gRPC: the seam the in-process tests use. */
+    static RatchetClient connect(ClientOptions options, Function<ScheduledExecutorService, Transport.Connector> connector) {
+        return new RatchetClient(options, connector);
     }
 
     public ClientOptions options() {
@@ -131,17 +140,18 @@ public final class RatchetClient implements AutoCloseable {
     /**
      * Stores {@code value} under {@code key} if {@code index} is 0 and the key is absent (create-only),
      * or if {@code index} equals the item's current index. {@code value} is any object Jackson can
-     * write (a {@code JsonNode}, a record, a string, a number, ...) but null.
+     * write (a {@code JsonNode}, a record, a string, a number, ...) but null; JSON text you hold already
+     * goes in a {@link JsonText}, so a string is never silently taken for JSON.
      */
     public CompletableFuture<CompareExchangeResult> putAsync(String key, Object value, long index) {
-        return putAsync(key, value, index, null);
+        return putAsync(key, value, index, PutOptions.none());
     }
 
-    /** As {@link #putAsync(String, Object, long)}, with metadata: a JSON object, or null for none. */
-    public CompletableFuture<CompareExchangeResult> putAsync(String key, Object value, long index, Object metadata) {
+    /** As {@link #putAsync(String, Object, long)}, with an expiry, metadata or "expired counts as absent". */
+    public CompletableFuture<CompareExchangeResult> putAsync(String key, Object value, long index, PutOptions options) {
         Command.Put put;
         try {
-            put = new Command.Put(key, toJson("value", value), index, metadata == null ? null : toJson("metadata", metadata));
+            put = options.toCommand(key, toJson("value", value), index);
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
@@ -153,10 +163,7 @@ public final class RatchetClient implements AutoCloseable {
         return writeAsync(new Command.Delete(key, index));
     }
 
-    /**
-     * Sends one put or delete as given, with every option the protocol has (a time-to-live judged on
-     * cluster time, "expired counts as absent"): what the lock and reservation recipes are built on.
-     */
+    /** Sends one put or delete of the protocol as it is (a {@link Command.Put} already carries its options). */
     public CompletableFuture<CompareExchangeResult> writeAsync(Command.Op write) {
         return writeAsync(write, null, null);
     }
@@ -216,8 +223,8 @@ public final class RatchetClient implements AutoCloseable {
         return await(putAsync(key, value, index));
     }
 
-    public CompareExchangeResult put(String key, Object value, long index, Object metadata) {
-        return await(putAsync(key, value, index, metadata));
+    public CompareExchangeResult put(String key, Object value, long index, PutOptions options) {
+        return await(putAsync(key, value, index, options));
     }
 
     public CompareExchangeResult delete(String key, long index) {
@@ -449,11 +456,11 @@ public final class RatchetClient implements AutoCloseable {
         }
         String node = nodes.get(i);
         return transport.call(Rpc.STALE_READ_CALL, node, get, options.requestTimeout()).thenCompose(outcome -> {
-            if (outcome instanceof FrontEndTransport.Answered a) {
+            if (outcome instanceof Transport.Answered a) {
                 Item item = ((Result.Found) accepted(Codec.decodeResults(a.results()).get(0))).item();
                 return CompletableFuture.completedFuture(new StaleRead<>(Optional.ofNullable(item), node));
             }
-            if (outcome instanceof FrontEndTransport.Refused r && r.refusal().reason() == Refusal.Reason.INVALID) {
+            if (outcome instanceof Transport.Refused r && r.refusal().reason() == Refusal.Reason.INVALID) {
                 return CompletableFuture.failedFuture(new InvalidRequestException(r.refusal().message(), null));
             }
             return staleFrom(nodes, i + 1, get, node + ": " + outcome);

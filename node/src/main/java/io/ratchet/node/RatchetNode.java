@@ -156,8 +156,8 @@ public final class RatchetNode implements AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax().toMillis()));
         // A leader cut off from the majority steps down after twice the longest election timeout
         // (Ratis' default: 10 s). Until then it keeps acting as leader, and after a partition heals its
-        // stale appends and heartbeats muddle the next elections: in chaos partition runs some took
-        // 5-6 s with the default, none more than 1.3 s with this (docs/PERFORMANCE.md, "Failover").
+        // stale appends and heartbeats muddle the next elections, which then take several times longer
+        // (docs/PERFORMANCE.md, "Failover", has the chaos runs).
         RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
                 millis(2 * config.electionTimeoutMax().toMillis()));
         // Linearizable reads. The leader answers from its applied state while it holds a lease: a majority
@@ -167,9 +167,8 @@ public final class RatchetNode implements AutoCloseable {
         // (rates, not settings: the same assumption lock expiry makes). Without the lease each read
         // waits for a heartbeat round, and Ratis 3.3.0 can lose the trigger for that heartbeat while an
         // append is being sent: the read then waits for the next periodic heartbeat, half the minimum
-        // election timeout (150 ms with the defaults). Measured: read-modify-write with 16 clients went from 177
-        // updates/s, p99 550 ms, to 1,377 updates/s, p99 28 ms (docs/PERFORMANCE.md). Without a lease
-        // (after an election, or when a majority is slow) reads fall back to the heartbeat round.
+        // election timeout (150 ms with the defaults); docs/PERFORMANCE.md has what the lease gains. Without
+        // a lease (after an election, or when a majority is slow) reads fall back to the heartbeat round.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
@@ -188,8 +187,7 @@ public final class RatchetNode implements AutoCloseable {
         // leader's next append or heartbeat, so while writes flow its stale reads trail by one round,
         // and when they stop, by up to one heartbeat (half the minimum election timeout, 150 ms with the defaults).
         // Linearizable reads are unaffected: the leader answers them, and a follower's ReadIndex makes
-        // the leader send it a heartbeat at once. Measured, reserve at 16 clients, seconds 30-40 of a
-        // fresh cluster: ~1,450 -> ~2,330 commits/s (docs/PERFORMANCE.md).
+        // the leader send it a heartbeat at once. docs/PERFORMANCE.md has the measurement.
         RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         overrideFromSystemProperties(p);
         return p;

@@ -10,6 +10,7 @@ import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.RatchetException;
 import io.ratchet.client.UnknownOutcomeException;
@@ -218,7 +219,7 @@ class ClusterTest {
             assertThrows(InvalidRequestException.class, () -> client.put("k", 1, -1));
             assertThrows(InvalidRequestException.class, () -> client.delete("k", 0));
             assertThrows(InvalidRequestException.class, () -> client.put("rvn-atomic/users/1", 1, 0));
-            assertThrows(InvalidRequestException.class, () -> client.put("k", 1, 0, List.of("not an object")));
+            assertThrows(InvalidRequestException.class, () -> client.put("k", 1, 0, PutOptions.none().metadata(List.of("not an object"))));
             assertThrows(InvalidRequestException.class, () -> client.get(""));
             assertThrows(InvalidRequestException.class, () -> client.list("", 0, 0));
             assertEquals(List.of(), client.list("", 0, 100));

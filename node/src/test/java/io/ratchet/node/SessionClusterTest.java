@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ratchet.client.Backoff;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.Metrics;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.session.Backoff;
 import io.ratchet.client.session.ClusterSession;
 import io.ratchet.client.session.ConcurrencyException;
 import io.ratchet.client.session.Retry;

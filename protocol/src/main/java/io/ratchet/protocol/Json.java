@@ -33,6 +33,16 @@ public final class Json {
         return json;
     }
 
+    /** Checks that {@code json} is one JSON value (null included) within the size limit; {@code what} names it in errors. */
+    public static String validateJson(String what, String json) {
+        if (json == null) {
+            throw new InvalidCommandException(what + " must not be null");
+        }
+        checkSize(what, json);
+        checkSingleValue(what, json);
+        return json;
+    }
+
     /** Checks metadata: absent (null) or one JSON object within the size limit. */
     public static String validateMetadata(String json) {
         if (json == null) {
@@ -53,7 +63,11 @@ public final class Json {
         }
     }
 
+    /** An object as compact JSON, as Jackson writes it; {@link JsonText} is taken as it is. */
     public static String write(Object node) {
+        if (node instanceof JsonText text) {
+            return text.json();
+        }
         try {
             return MAPPER.writeValueAsString(node);
         } catch (JsonProcessingException e) {

@@ -17,6 +17,11 @@ public final class Limits {
      * must fit Ratis' appender buffer (4 MiB by default), so a request stays well under it.
      */
     public static final int MAX_REQUEST_BYTES = 3 << 20;
+    /**
+     * The longest one watch waits, in seconds: what a client may ask for, and what a node holds. (The
+     * client holds a longer wait as slices of a few seconds, so a node that goes silent is left soon.)
+     */
+    public static final int MAX_WATCH_SECONDS = 60;
     /** Keys under this prefix belong to Atomic Guards; plain compare-exchange writes to them are refused. */
     public static final String RESERVED_GUARD_PREFIX = "rvn-atomic/";
 

@@ -66,16 +66,15 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
      * longer rule out); callers re-check the state it returns.
      */
     record Watch(String key, long afterIndex, long timeoutMillis) implements Query {
-        public static final long MAX_TIMEOUT_MILLIS = 5 * 60 * 1000;
-
         @Override
         public void validate() {
             Keys.validate(key);
             if (afterIndex < 0) {
                 throw new InvalidCommandException("watch needs an index of 0 or more, not " + afterIndex);
             }
-            if (timeoutMillis <= 0 || timeoutMillis > MAX_TIMEOUT_MILLIS) {
-                throw new InvalidCommandException("watch timeout must be 1 ms .. 5 min, not " + timeoutMillis + " ms");
+            if (timeoutMillis <= 0 || timeoutMillis > Limits.MAX_WATCH_SECONDS * 1000L) {
+                throw new InvalidCommandException("watch timeout must be 1 ms .. " + Limits.MAX_WATCH_SECONDS + " s, not "
+                        + timeoutMillis + " ms");
             }
         }
     }

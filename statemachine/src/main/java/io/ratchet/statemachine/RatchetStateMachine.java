@@ -86,8 +86,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
 
     /**
      * The snapshot loaded at start, after an install from the leader, or last written. Never a
-     * directory listing: until the first snapshot that listing cost ~1 ms per append on each node
-     * (docs/PERFORMANCE.md). A snapshot arrives on disk only through {@link #takeSnapshot} or an
+     * directory listing: until the first snapshot, that listing ran on every append, on each node
+     * (its cost is in docs/PERFORMANCE.md). A snapshot arrives on disk only through {@link #takeSnapshot} or an
      * install, and Ratis calls {@link #reinitialize} after an install before it asks again.
      */
     @Override

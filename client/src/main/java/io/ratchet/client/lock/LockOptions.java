@@ -16,8 +16,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *                 is written, so a typo cannot take a lock for a year
  */
 public record LockOptions(String owner, Duration maxLease) {
+    /** The default ceiling on a lease, in minutes (a constant, so help texts can quote it). */
+    public static final int DEFAULT_MAX_LEASE_MINUTES = 60;
     /** The default ceiling on a lease. */
-    public static final Duration DEFAULT_MAX_LEASE = Duration.ofHours(1);
+    public static final Duration DEFAULT_MAX_LEASE = Duration.ofMinutes(DEFAULT_MAX_LEASE_MINUTES);
     /** The longest an owner id may be. */
     public static final int MAX_OWNER_LENGTH = 256;
 

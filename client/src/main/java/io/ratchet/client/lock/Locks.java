@@ -1,8 +1,10 @@
 package io.ratchet.client.lock;
 
+import io.ratchet.client.Backoff;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Command;
@@ -62,8 +64,8 @@ public final class Locks {
     /** A waiter re-tries at least this often even without news from its watch. */
     static final Duration MAX_WAIT_SLICE = Duration.ofSeconds(30);
     private static final long MAX_WAIT_SECONDS = 100L * 365 * 24 * 3600;
-    private static final long BACKOFF_BASE_MILLIS = 10;
-    private static final long BACKOFF_CAP_MILLIS = 500;
+    /** Between a waiter's attempts, so that waiters woken together do not collide again. */
+    static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(500));
 
     private final RatchetClient client;
     private final LockOptions options;
@@ -230,11 +232,10 @@ public final class Locks {
         return Math.max(1, wait);
     }
 
-    /** A random pause in [0, min(cap, base * 2^attempt)], never past the deadline. */
+    /** The backoff's pause after attempt {@code attempt} (0 = the first), never past the deadline. */
     private long backoff(int attempt, long deadline) {
-        long ceiling = Math.min(BACKOFF_CAP_MILLIS, BACKOFF_BASE_MILLIS << Math.min(attempt, 16));
         long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - nanoClock.getAsLong()));
-        return Math.min(remaining, ThreadLocalRandom.current().nextLong(ceiling + 1));
+        return Math.min(remaining, BACKOFF.delay(attempt + 1, ThreadLocalRandom.current()).toMillis());
     }
 
     private CompletableFuture<Void> pause(long millis) {
@@ -242,7 +243,8 @@ public final class Locks {
     }
 
     private CompletableFuture<CompareExchangeResult> attempt(String key, long leaseMillis) {
-        return client.writeAsync(new Command.Put(key, ownerValue(options.owner()), 0, null, leaseMillis, true));
+        return client.putAsync(key, ownerValue(options.owner()), 0,
+                PutOptions.none().ttl(Duration.ofMillis(leaseMillis)).expiredCountsAsAbsent());
     }
 
     /**
@@ -287,7 +289,7 @@ public final class Locks {
             String key = key(requireLease(lease).name());
             long millis = leaseMillis(duration);
             long sent = nanoClock.getAsLong();
-            return client.writeAsync(new Command.Put(key, ownerValue(lease.owner()), lease.currentIndex(), null, millis, false))
+            return client.putAsync(key, ownerValue(lease.owner()), lease.currentIndex(), PutOptions.none().ttl(Duration.ofMillis(millis)))
                     .thenCompose(r -> {
                         if (!r.successful()) {
                             throw new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), r.item()));
@@ -418,8 +420,8 @@ public final class Locks {
         }
     }
 
-    private static String ownerValue(String owner) {
-        return Json.write(Map.of("owner", owner));
+    private static Map<String, String> ownerValue(String owner) {
+        return Map.of("owner", owner);
     }
 
     private static LockHolder holderOf(String name, Item item) {

@@ -3,6 +3,7 @@ package io.ratchet.client.reservation;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
 import io.ratchet.client.UnknownOutcomeException;
@@ -53,9 +54,9 @@ public final class Reservations {
         if (owner == null || owner.isEmpty()) {
             return CompletableFuture.failedFuture(invalid("a reservation needs an owner"));
         }
-        String ownerJson = Json.write(owner);
         // An expired reservation counts as absent, so a lapsed one never blocks a new owner.
-        return client.writeAsync(new Command.Put(key, ownerJson, 0, null, ttlMillis, true))
+        PutOptions options = PutOptions.none().expiredCountsAsAbsent();
+        return client.putAsync(key, owner, 0, ttlMillis == 0 ? options : options.ttl(Duration.ofMillis(ttlMillis)))
                 .thenApply(r -> {
                     Reservation current = reservationOf(r.item());
                     return new ReservationResult(r.successful() || current.owner().equals(owner), current);

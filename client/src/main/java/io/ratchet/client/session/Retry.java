@@ -1,5 +1,6 @@
 package io.ratchet.client.session;
 
+import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.Metrics;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.NodeStatus;
+import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
 import io.ratchet.client.lock.LockOptions;
@@ -12,10 +13,10 @@ import io.ratchet.client.lock.Locks;
 import io.ratchet.client.reservation.Reservations;
 import io.ratchet.node.http.HttpApi.Route;
 import io.ratchet.protocol.Command;
-import io.ratchet.protocol.Expiry;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
+import io.ratchet.protocol.JsonText;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
@@ -127,27 +128,29 @@ public final class Routes {
     private CompletableFuture<HttpReply> put(HttpCall call) {
         long index = Preconditions.forPut(call);
         String value = Json.write(call.json());
+        PutOptions options = PutOptions.none();
         String metadata = metadata(call);
-        long ttlMillis = 0;
+        if (metadata != null) {
+            options = options.metadata(JsonText.of(metadata));
+        }
         Duration ttl = call.durationParam("ttl", null);
         if (ttl != null) {
-            ttlMillis = ttl.toMillis();
-            if (ttlMillis <= 0) {
-                throw HttpError.badRequest("ttl must be above 0");
-            }
+            options = options.ttl(ttl);
         }
         String expires = call.param("expires");
         if (expires != null) {
-            if (ttl != null) {
-                throw HttpError.badRequest("give ttl or expires, not both");
-            }
             try {
-                metadata = Expiry.withExpiry(metadata, Instant.parse(expires).toEpochMilli());
-            } catch (DateTimeException | ArithmeticException e) {
+                options = options.expiresAt(Instant.parse(expires));
+            } catch (DateTimeException e) {
                 throw HttpError.badRequest("expires '" + expires + "' is not an ISO-8601 instant such as 2030-01-01T00:00:00Z");
             }
         }
-        Command.Put put = new Command.Put(call.rest(), value, index, metadata, ttlMillis, false);
+        Command.Put put;
+        try {
+            put = options.toCommand(call.rest(), value, index);
+        } catch (InvalidCommandException e) {
+            throw HttpError.badRequest(e.getMessage());
+        }
         return write(call, put).thenApply(r -> {
             if (!r.successful()) {
                 return preconditionFailed(r.item(), "the item's index is " + r.index() + ", not " + index

@@ -1,4 +1,4 @@
-package io.ratchet.client.session;
+package io.ratchet.client;
 
 import java.time.Duration;
 import java.util.random.RandomGenerator;

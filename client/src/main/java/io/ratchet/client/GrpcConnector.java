@@ -1,8 +1,11 @@
 package io.ratchet.client;
 
+import io.ratchet.client.Transport.Answered;
+import io.ratchet.client.Transport.Outcome;
+import io.ratchet.client.Transport.Refused;
+import io.ratchet.client.Transport.Unanswered;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
-import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -17,8 +20,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.thirdparty.com.google.common.net.InetAddresses;
@@ -36,36 +39,16 @@ import org.apache.ratis.thirdparty.io.netty.channel.socket.nio.NioSocketChannel;
 
 /**
  * The connections to the nodes' front ends: one gRPC channel and one {@code Calls} stream per node
- * address, opened on first use, and the client's idea of which node leads. One call goes to one node
- * and ends in an {@link Outcome}: an answer, a typed refusal, or no answer. Retrying is the caller's business ({@link Attempts}).
+ * address, opened on first use.
  */
-final class FrontEndTransport implements AutoCloseable {
+final class GrpcConnector implements Transport.Connector {
     /** Answers carry items of up to 2 MiB each, many to a list page; the same bound Ratis gives its server. */
     private static final int MAX_ANSWER_BYTES = 64 << 20;
-
-    /** What one call to one node came to. */
-    sealed interface Outcome {
-    }
-
-    /** The node carried it out: its results message. */
-    record Answered(byte[] results) implements Outcome {
-    }
-
-    /** The node did not carry it out, and says why; nothing was written. */
-    record Refused(Refusal refusal) implements Outcome {
-    }
-
-    /**
-     * No answer. {@code delivered} is false only when the request certainly never reached the node
-     * (the connection could not be made); otherwise a write may have been applied.
-     */
-    record Unanswered(String why, boolean delivered) implements Outcome {
-    }
+    /** Enough for one client's few channels; gRPC's shared default is two per core for a whole process. */
+    private static final int NETWORK_THREADS = 2;
 
     private final Map<String, CallStream> streams = new LinkedHashMap<>();
-    private final List<String> addresses;
-    /** The client's timers: call timeouts here, pauses between attempts in {@link Attempts}. */
-    private final ScheduledThreadPoolExecutor timers;
+    private final ScheduledExecutorService timers;
     /**
      * This client's own network threads and gRPC executor, rather than gRPC's process-wide ones, so
      * that {@link #close} ends every thread the client started: a program that closes its client and
@@ -73,67 +56,16 @@ final class FrontEndTransport implements AutoCloseable {
      */
     private final EventLoopGroup network;
     private final ExecutorService callbacks;
-    private volatile String leader;
-    private volatile boolean closed;
+    private boolean closed;
 
-    FrontEndTransport(List<String> addresses) {
-        this.addresses = new ArrayList<>(addresses);
-        this.leader = addresses.get(0);
-        this.timers = timers();
+    GrpcConnector(ScheduledExecutorService timers) {
+        this.timers = timers;
         this.network = new NioEventLoopGroup(NETWORK_THREADS, DaemonThreads.named("ratchet-client-network"));
         this.callbacks = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-client-callbacks"));
     }
 
-    /** Enough for one client's few channels; gRPC's shared default is two per core for a whole process. */
-    private static final int NETWORK_THREADS = 2;
-
-
-    /** Completes {@code delay} from now, on the client's timer thread; fails once the client is closed. */
-    CompletableFuture<Void> after(Duration delay) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        try {
-            timers.schedule(() -> done.complete(null), delay.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            done.completeExceptionally(new IllegalStateException("the client is closed"));
-        }
-        return done;
-    }
-
-    /** The node believed to lead: where writes and linearizable reads go first. */
-    String leader() {
-        return leader;
-    }
-
-    /** After a node failed to serve: the next one in the list, so an outage is not retried in place. */
-    void skip(String failed) {
-        synchronized (addresses) {
-            if (leader.equals(failed)) {
-                leader = addresses.get((addresses.indexOf(failed) + 1) % addresses.size());
-            }
-        }
-    }
-
-    /** A node said who leads; a leader at an address the client was not given is added. */
-    void follow(String address) {
-        synchronized (addresses) {
-            if (!addresses.contains(address)) {
-                addresses.add(address);
-            }
-            leader = address;
-        }
-    }
-
-    List<String> addresses() {
-        synchronized (addresses) {
-            return List.copyOf(addresses);
-        }
-    }
-
-    /**
-     * Sends one message to the node at {@code address} as a call of {@code method} ({@link Rpc#WRITE_CALL},
-     * {@link Rpc#READ_CALL} or {@link Rpc#STALE_READ_CALL}); never completes exceptionally.
-     */
-    CompletableFuture<Outcome> call(byte method, String address, byte[] message, Duration timeout) {
+    @Override
+    public CompletableFuture<Outcome> call(byte method, String address, byte[] message, Duration timeout) {
         CallStream stream;
         try {
             stream = stream(address);
@@ -264,12 +196,6 @@ final class FrontEndTransport implements AutoCloseable {
         }
     }
 
-    private static ScheduledThreadPoolExecutor timers() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("ratchet-client-timers"));
-        timer.setRemoveOnCancelPolicy(true);
-        return timer;
-    }
-
     private static Outcome decode(byte[] answer) {
         try {
             return Codec.isRefusal(answer) ? new Refused(Codec.decodeRefusal(answer)) : new Answered(answer);
@@ -324,10 +250,6 @@ final class FrontEndTransport implements AutoCloseable {
                 : NettyChannelBuilder.forAddress(host, port);
     }
 
-    boolean closed() {
-        return closed;
-    }
-
     @Override
     public void close() {
         List<CallStream> open;
@@ -347,7 +269,6 @@ final class FrontEndTransport implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             callbacks.shutdownNow();
-            timers.shutdownNow();
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.ratchet.client.session;
+package io.ratchet.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
