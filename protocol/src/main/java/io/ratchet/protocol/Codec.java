@@ -568,9 +568,9 @@ public final class Codec {
         };
     }
 
-    // ---- values shared with snapshots
+    // ---- values
 
-    public static void writeItem(DataOutputStream out, Item item) throws IOException {
+    private static void writeItem(DataOutputStream out, Item item) throws IOException {
         writeString(out, item.key());
         writeString(out, item.value());
         out.writeLong(item.index());
@@ -579,29 +579,21 @@ public final class Codec {
         writeString(out, item.metadata());
     }
 
-    public static Item readItem(DataInputStream in) throws IOException {
+    private static Item readItem(DataInputStream in) throws IOException {
         return new Item(readString(in), readString(in), in.readLong(), in.readLong(), in.readLong(), readString(in));
     }
 
-    public static void writeDocument(DataOutputStream out, Document document) throws IOException {
+    private static void writeDocument(DataOutputStream out, Document document) throws IOException {
         writeString(out, document.id());
         writeString(out, document.json());
         out.writeLong(document.index());
     }
 
-    public static Document readDocument(DataInputStream in) throws IOException {
+    private static Document readDocument(DataInputStream in) throws IOException {
         return new Document(readString(in), readString(in), in.readLong());
     }
 
-    public static void writeResultList(DataOutputStream out, List<Result> results) throws IOException {
-        writeResults(out, results);
-    }
-
-    public static List<Result> readResultList(DataInputStream in) throws IOException {
-        return readResults(in);
-    }
-
-    public static void writeString(DataOutputStream out, String s) throws IOException {
+    private static void writeString(DataOutputStream out, String s) throws IOException {
         if (s == null) {
             out.writeInt(-1);
             return;
@@ -611,12 +603,11 @@ public final class Codec {
         out.write(bytes);
     }
 
-    public static String readString(DataInputStream in) throws IOException {
+    private static String readString(DataInputStream in) throws IOException {
         int n = in.readInt();
         if (n == -1) {
             return null;
         }
-        // Snapshots stream from disk, where available() says little; messages are in memory.
         if (n < 0 || n > Limits.MAX_REQUEST_BYTES * 2) {
             throw new InvalidCommandException("string length " + n + " is out of range");
         }

@@ -56,7 +56,7 @@ public final class CompareExchangeStore {
     /** Every deletion not in {@code tombstones} happened at or before this index. */
     private long tombstoneWatermark;
     private final Map<String, Remembered> remembered = new HashMap<>();
-    private final MessageDigest sha256 = newSha256();
+    private final RequestFingerprint fingerprints = new RequestFingerprint();
     private final NavigableSet<Expiring> rememberedUntil = new TreeSet<>();
     private final ClientSessions sessions = new ClientSessions();
     private long clusterTime;
@@ -76,8 +76,10 @@ public final class CompareExchangeStore {
     /**
      * The results of an idempotent request, kept until cluster time passes {@code until}, with a
      * fingerprint of the request's commands so a key reused for a different request is refused.
+     * {@code canonical} says which fingerprint: {@link RequestFingerprint}'s, or (read from a snapshot of
+     * format 3 or older) the hash of the request's wire encoding, which was used before.
      */
-    record Remembered(long until, long fingerprint, List<Result> results) {
+    record Remembered(long until, long fingerprint, boolean canonical, List<Result> results) {
     }
 
     /**
@@ -118,11 +120,11 @@ public final class CompareExchangeStore {
 
     private List<Result> applyRequest(Request request, long logIndex) {
         String key = request.idempotencyKey();
-        long fingerprint = key == null ? 0 : fingerprint(request);
+        long fingerprint = key == null ? 0 : fingerprints.of(request);
         if (key != null) {
             Remembered earlier = remembered.get(key);
             if (earlier != null) {
-                if (earlier.fingerprint() == fingerprint) {
+                if (earlier.fingerprint() == (earlier.canonical() ? fingerprint : wireFingerprint(request))) {
                     return earlier.results();
                 }
                 return Collections.nCopies(request.commands().size(), new Result.Rejected(
@@ -135,21 +137,22 @@ public final class CompareExchangeStore {
         }
         if (key != null && request.retentionMillis() > 0) {
             long until = clusterTime + Math.min(request.retentionMillis(), Request.MAX_RETENTION_MILLIS);
-            remembered.put(key, new Remembered(until, fingerprint, List.copyOf(results)));
+            remembered.put(key, new Remembered(until, fingerprint, true, List.copyOf(results)));
             rememberedUntil.add(new Expiring(until, key));
         }
         return results;
     }
 
-    /** The first 8 bytes of the SHA-256 of the request's commands as encoded: the same on every replica. */
-    private long fingerprint(Request request) {
-        return ByteBuffer.wrap(sha256.digest(Codec.encodeRequest(Request.of(request.commands())))).getLong();
-    }
-
-    /** Apply runs one entry at a time, so one digest serves every fingerprint. */
-    private static MessageDigest newSha256() {
+    /**
+     * The fingerprint snapshot formats 2 and 3 remembered: the first 8 bytes of the SHA-256 of the
+     * request's commands as the wire codec encodes them. Only compared with what such a snapshot holds;
+     * those entries lapse within {@link Request#MAX_RETENTION_MILLIS} of cluster time, after which
+     * nothing calls this.
+     */
+    private static long wireFingerprint(Request request) {
         try {
-            return MessageDigest.getInstance("SHA-256");
+            return ByteBuffer.wrap(MessageDigest.getInstance("SHA-256")
+                    .digest(Codec.encodeRequest(Request.of(request.commands())))).getLong();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }

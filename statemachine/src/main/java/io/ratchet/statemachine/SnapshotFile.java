@@ -1,6 +1,5 @@
 package io.ratchet.statemachine;
 
-import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
@@ -29,17 +28,20 @@ import java.util.zip.CheckedOutputStream;
 /**
  * A store's snapshot on disk: a magic number and format version, the last entry index and cluster
  * time, the items, documents, tombstones, remembered idempotent results and client sessions, and a CRC32C of
- * everything before it. Written to a temporary file, synced, then
- * renamed into place atomically, so a crash leaves either the old snapshot or the whole new one.
+ * everything before it, in the snapshot's own layout ({@link SnapshotCodec}). Written to a temporary
+ * file, synced, then renamed into place atomically, so a crash leaves either the old snapshot or the
+ * whole new one.
  */
 public final class SnapshotFile {
     private static final int MAGIC = 0x52434831; // "RCH1"
     /**
      * 2: remembered idempotent results carry the fingerprint of their request. 3: client sessions follow
-     * the remembered results. A node reads 2 (as having no sessions) and 3.
+     * the remembered results. 4: each fingerprint says whether it is canonical ({@link RequestFingerprint});
+     * those of 2 and 3 are not. A node reads 2 (as having no sessions), 3 and 4.
      */
-    private static final byte FORMAT_VERSION = 3;
+    private static final byte FORMAT_VERSION = 4;
     private static final byte WITHOUT_SESSIONS = 2;
+    private static final byte WITHOUT_FINGERPRINT_KIND = 3;
 
     private SnapshotFile() {
     }
@@ -56,24 +58,25 @@ public final class SnapshotFile {
             out.writeLong(store.clusterTime());
             out.writeLong(store.size());
             for (Item item : store.items()) {
-                Codec.writeItem(out, item);
+                SnapshotCodec.writeItem(out, item);
             }
             out.writeLong(store.documents().size());
             for (Document d : store.documents()) {
-                Codec.writeDocument(out, d);
+                SnapshotCodec.writeDocument(out, d);
             }
             out.writeLong(store.tombstoneWatermark());
             out.writeLong(store.tombstones().size());
             for (Map.Entry<String, Long> t : store.tombstones().entrySet()) {
-                Codec.writeString(out, t.getKey());
+                SnapshotCodec.writeString(out, t.getKey());
                 out.writeLong(t.getValue());
             }
             out.writeLong(store.remembered().size());
             for (Map.Entry<String, CompareExchangeStore.Remembered> r : store.remembered().entrySet()) {
-                Codec.writeString(out, r.getKey());
+                SnapshotCodec.writeString(out, r.getKey());
                 out.writeLong(r.getValue().until());
                 out.writeLong(r.getValue().fingerprint());
-                Codec.writeResultList(out, r.getValue().results());
+                out.writeBoolean(r.getValue().canonical());
+                SnapshotCodec.writeResults(out, r.getValue().results());
             }
             out.writeLong(store.sessions().size());
             for (ClientSessions.Session session : store.sessions().all()) {
@@ -82,7 +85,7 @@ public final class SnapshotFile {
                 out.writeLong(session.lastActive);
                 out.writeLong(session.lastSequence);
                 if (session.lastSequence > 0) {
-                    Codec.writeResultList(out, session.lastResults);
+                    SnapshotCodec.writeResults(out, session.lastResults);
                 }
             }
             long checksum = crc.getValue();
@@ -107,33 +110,37 @@ public final class SnapshotFile {
                 throw new IOException(source + " is not a Ratchet snapshot");
             }
             byte version = in.readByte();
-            if (version != FORMAT_VERSION && version != WITHOUT_SESSIONS) {
+            if (version < WITHOUT_SESSIONS || version > FORMAT_VERSION) {
                 throw new IOException(source + " has snapshot format " + version + "; this node reads "
-                        + WITHOUT_SESSIONS + " and " + FORMAT_VERSION);
+                        + WITHOUT_SESSIONS + " to " + FORMAT_VERSION);
             }
             long lastEntryIndex = in.readLong();
             long clusterTime = in.readLong();
             long count = in.readLong();
             List<Item> items = new ArrayList<>((int) Math.min(count, 1 << 20));
             for (long i = 0; i < count; i++) {
-                items.add(Codec.readItem(in));
+                items.add(SnapshotCodec.readItem(in));
             }
             long documentCount = in.readLong();
             List<Document> documents = new ArrayList<>((int) Math.min(documentCount, 1 << 20));
             for (long i = 0; i < documentCount; i++) {
-                documents.add(Codec.readDocument(in));
+                documents.add(SnapshotCodec.readDocument(in));
             }
             long watermark = in.readLong();
             long tombstoneCount = in.readLong();
             Map<String, Long> tombstones = new LinkedHashMap<>();
             for (long i = 0; i < tombstoneCount; i++) {
-                tombstones.put(Codec.readString(in), in.readLong());
+                tombstones.put(SnapshotCodec.readString(in), in.readLong());
             }
             long rememberedCount = in.readLong();
             Map<String, CompareExchangeStore.Remembered> remembered = new HashMap<>();
             for (long i = 0; i < rememberedCount; i++) {
-                String key = Codec.readString(in);
-                remembered.put(key, new CompareExchangeStore.Remembered(in.readLong(), in.readLong(), Codec.readResultList(in)));
+                String key = SnapshotCodec.readString(in);
+                long until = in.readLong();
+                long fingerprint = in.readLong();
+                boolean canonical = version > WITHOUT_FINGERPRINT_KIND && in.readBoolean();
+                remembered.put(key, new CompareExchangeStore.Remembered(until, fingerprint, canonical,
+                        SnapshotCodec.readResults(in)));
             }
             List<ClientSessions.Session> sessions = new ArrayList<>();
             long sessionCount = version == WITHOUT_SESSIONS ? 0 : in.readLong();
@@ -141,7 +148,7 @@ public final class SnapshotFile {
                 ClientSessions.Session session = new ClientSessions.Session(in.readLong(), in.readLong(), in.readLong());
                 session.lastSequence = in.readLong();
                 if (session.lastSequence > 0) {
-                    session.lastResults = List.copyOf(Codec.readResultList(in));
+                    session.lastResults = List.copyOf(SnapshotCodec.readResults(in));
                 }
                 sessions.add(session);
             }
@@ -156,7 +163,7 @@ public final class SnapshotFile {
             }
             return CompareExchangeStore.restore(clusterTime, lastEntryIndex, items, documents, tombstones, watermark,
                     remembered, sessions);
-        } catch (EOFException | InvalidCommandException e) {
+        } catch (EOFException | SnapshotCodec.SnapshotFormatException | InvalidCommandException e) {
             verifyChecksum(source);
             throw new IOException(source + " has a valid checksum but does not parse as snapshot format "
                     + FORMAT_VERSION + " (" + e.getMessage() + "): most likely a build with another layout wrote it", e);

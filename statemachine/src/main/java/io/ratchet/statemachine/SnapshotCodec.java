@@ -1,0 +1,174 @@
+package io.ratchet.statemachine;
+
+import io.ratchet.protocol.Document;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Result;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The values of a snapshot on disk: strings, items, documents, and the results of writes (remembered
+ * for idempotency keys and client sessions). This layout is the snapshot's own, apart from the wire
+ * codec's, so that a change to what travels between client and node never changes what a node reads
+ * back from disk. Its bytes are those snapshot formats 2 and 3 were written with (then through the
+ * wire codec), so those files read unchanged; a change here is a new {@link SnapshotFile} format.
+ */
+final class SnapshotCodec {
+    // Result tags: the numbers snapshot formats 2 and 3 hold.
+    private static final byte WRITE = 1;
+    private static final byte REJECTED = 2;
+    private static final byte TXN = 6;
+    private static final byte SWEPT = 7;
+    private static final byte SESSION_OPENED = 10;
+    private static final byte SESSION_EXPIRED = 11;
+    /** A string in a snapshot is at most a value's size many times over; more means a damaged file. */
+    private static final int MAX_STRING_BYTES = 64 << 20;
+    private static final int MAX_COUNT = 1 << 20;
+
+    private SnapshotCodec() {
+    }
+
+    static void writeString(DataOutputStream out, String s) throws IOException {
+        if (s == null) {
+            out.writeInt(-1);
+            return;
+        }
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    static String readString(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n == -1) {
+            return null;
+        }
+        if (n < 0 || n > MAX_STRING_BYTES) {
+            throw new SnapshotFormatException("string length " + n + " is out of range");
+        }
+        byte[] bytes = in.readNBytes(n);
+        if (bytes.length != n) {
+            throw new EOFException();
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    static void writeItem(DataOutputStream out, Item item) throws IOException {
+        writeString(out, item.key());
+        writeString(out, item.value());
+        out.writeLong(item.index());
+        out.writeLong(item.createdIndex());
+        out.writeLong(item.expiresAt());
+        writeString(out, item.metadata());
+    }
+
+    static Item readItem(DataInputStream in) throws IOException {
+        return new Item(readString(in), readString(in), in.readLong(), in.readLong(), in.readLong(), readString(in));
+    }
+
+    static void writeDocument(DataOutputStream out, Document document) throws IOException {
+        writeString(out, document.id());
+        writeString(out, document.json());
+        out.writeLong(document.index());
+    }
+
+    static Document readDocument(DataInputStream in) throws IOException {
+        return new Document(readString(in), readString(in), in.readLong());
+    }
+
+    /** The results of one applied request. Only writes' results are kept, so only they have a layout here. */
+    static void writeResults(DataOutputStream out, List<Result> results) throws IOException {
+        out.writeInt(results.size());
+        for (Result result : results) {
+            writeResult(out, result);
+        }
+    }
+
+    static List<Result> readResults(DataInputStream in) throws IOException {
+        int n = readCount(in);
+        List<Result> results = new ArrayList<>(Math.min(n, 64));
+        for (int i = 0; i < n; i++) {
+            results.add(readResult(in));
+        }
+        return results;
+    }
+
+    private static void writeResult(DataOutputStream out, Result result) throws IOException {
+        if (result instanceof Result.Write w) {
+            out.writeByte(WRITE);
+            out.writeBoolean(w.successful());
+            writeString(out, w.key());
+            out.writeBoolean(w.item() != null);
+            if (w.item() != null) {
+                writeItem(out, w.item());
+            }
+        } else if (result instanceof Result.Txn t) {
+            out.writeByte(TXN);
+            out.writeBoolean(t.successful());
+            out.writeLong(t.index());
+            out.writeInt(t.conflicts().size());
+            for (Result.Conflict c : t.conflicts()) {
+                writeString(out, c.key());
+                out.writeLong(c.expected());
+                out.writeLong(c.actual());
+            }
+        } else if (result instanceof Result.Swept s) {
+            out.writeByte(SWEPT);
+            out.writeInt(s.removed());
+        } else if (result instanceof Result.Rejected r) {
+            out.writeByte(REJECTED);
+            writeString(out, r.reason());
+        } else if (result instanceof Result.SessionOpened o) {
+            out.writeByte(SESSION_OPENED);
+            out.writeLong(o.session());
+            out.writeLong(o.timeoutMillis());
+        } else if (result instanceof Result.SessionExpired e) {
+            out.writeByte(SESSION_EXPIRED);
+            out.writeLong(e.session());
+        } else {
+            throw new IllegalArgumentException("a snapshot keeps the results of writes only, not " + result);
+        }
+    }
+
+    private static Result readResult(DataInputStream in) throws IOException {
+        byte type = in.readByte();
+        return switch (type) {
+            case WRITE -> new Result.Write(in.readBoolean(), readString(in), in.readBoolean() ? readItem(in) : null);
+            case TXN -> {
+                boolean ok = in.readBoolean();
+                long index = in.readLong();
+                int n = readCount(in);
+                List<Result.Conflict> conflicts = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    conflicts.add(new Result.Conflict(readString(in), in.readLong(), in.readLong()));
+                }
+                yield new Result.Txn(ok, index, conflicts);
+            }
+            case SWEPT -> new Result.Swept(in.readInt());
+            case REJECTED -> new Result.Rejected(readString(in));
+            case SESSION_OPENED -> new Result.SessionOpened(in.readLong(), in.readLong());
+            case SESSION_EXPIRED -> new Result.SessionExpired(in.readLong());
+            default -> throw new SnapshotFormatException("unknown result type " + type);
+        };
+    }
+
+    private static int readCount(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > MAX_COUNT) {
+            throw new SnapshotFormatException("count " + n + " is out of range");
+        }
+        return n;
+    }
+
+    /** Bytes that do not parse as this layout: a damaged file, or one written in another layout. */
+    static final class SnapshotFormatException extends IOException {
+        SnapshotFormatException(String message) {
+            super(message);
+        }
+    }
+}
