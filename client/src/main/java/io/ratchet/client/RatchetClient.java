@@ -18,7 +18,6 @@ import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -178,6 +177,9 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(new InvalidCommandException(
                     "only a put or a delete stands alone; other operations go in a transaction")));
         }
+        if (idempotencyKey != null && retention == null) {
+            return CompletableFuture.failedFuture(noRetention());
+        }
         Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(), List.of((Command) write));
         return submitAsync(request).thenApply(results -> toWriteResult(results.get(0)));
     }
@@ -197,6 +199,9 @@ public final class RatchetClient implements AutoCloseable {
      */
     public CompletableFuture<TransactionResult> transactionAsync(List<Command.Op> ops, String idempotencyKey,
                                                                  Duration retention) {
+        if (idempotencyKey != null && retention == null) {
+            return CompletableFuture.failedFuture(noRetention());
+        }
         Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(),
                 List.of(new Command.Transaction(ops)));
         return submitAsync(request).thenApply(results -> {
@@ -302,7 +307,7 @@ public final class RatchetClient implements AutoCloseable {
      * node answered in that time.
      */
     public CompletableFuture<WatchResult> watchAsync(String key, long afterIndex, Duration timeout) {
-        if (timeout.compareTo(MAX_WATCH) > 0 || timeout.isNegative() || timeout.isZero()) {
+        if (timeout == null || timeout.compareTo(MAX_WATCH) > 0 || timeout.isNegative() || timeout.isZero()) {
             return CompletableFuture.failedFuture(invalid(new InvalidCommandException(
                     "watch timeout must be above 0 and at most " + MAX_WATCH.toSeconds() + " s")));
         }
@@ -336,7 +341,9 @@ public final class RatchetClient implements AutoCloseable {
                 .handle((results, error) -> {
                     boolean more = System.nanoTime() < ends;
                     if (error != null) {
-                        if (more && unwrap(error) instanceof ClusterUnavailableException) {
+                        // A closed client answers at once: armed again, the watch would recurse until its
+                        // time ran out (or the stack did).
+                        if (more && unwrap(error) instanceof ClusterUnavailableException && !transport.closed()) {
                             return watchFrom(key, afterIndex, ends);
                         }
                         return CompletableFuture.<WatchResult>failedFuture(unwrap(error));
@@ -477,6 +484,10 @@ public final class RatchetClient implements AutoCloseable {
 
     private static InvalidRequestException invalid(InvalidCommandException e) {
         return new InvalidRequestException(e.getMessage(), e);
+    }
+
+    private static InvalidRequestException noRetention() {
+        return invalid(new InvalidCommandException("an idempotency key needs a retention: how long the cluster remembers it"));
     }
 
     private static String toJson(String what, Object value) {

@@ -10,6 +10,7 @@ import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Keys;
+import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.nio.ByteBuffer;
@@ -330,6 +331,36 @@ public final class CompareExchangeStore {
     // ---- reads
 
     /** The item under {@code key} (compared case-insensitively), or null. */
+    /**
+     * The answer to a read that is not a watch ({@code get}, {@code getAll}, {@code list},
+     * {@code getDocument}, {@code stats}); {@code appliedIndex} is what {@code stats} reports.
+     *
+     * @throws InvalidCommandException for a query that is no such read
+     */
+    public Result answer(Query query, long appliedIndex) {
+        if (query instanceof Query.Get g) {
+            return new Result.Found(get(g.key()));
+        } else if (query instanceof Query.GetAll g) {
+            return new Result.Items(getAll(g.keys()));
+        } else if (query instanceof Query.ListItems l) {
+            return new Result.Items(list(l.prefix(), l.start(), l.pageSize()));
+        } else if (query instanceof Query.GetDocument d) {
+            return new Result.DocumentFound(document(d.id()));
+        } else if (query instanceof Query.Stats) {
+            return new Result.Stats(appliedIndex, clusterTime, size());
+        }
+        throw new InvalidCommandException("unknown query " + query);
+    }
+
+    /**
+     * A watch's answer now: changed when the key was put or deleted at an index above the watch's
+     * {@code afterIndex}, with the index of that last change and the key's item.
+     */
+    public Result.Watched watched(Query.Watch watch) {
+        long lastChange = lastChange(watch.key());
+        return new Result.Watched(lastChange > watch.afterIndex(), lastChange, get(watch.key()));
+    }
+
     public Item get(String key) {
         return items.get(Keys.normalize(key));
     }

@@ -245,8 +245,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     private Result.Watched watchAnswer(Query.Watch w) {
-        long lastChange = store.lastChange(w.key());
-        return new Result.Watched(lastChange > w.afterIndex(), lastChange, store.get(w.key()));
+        return store.watched(w);
     }
 
     /**
@@ -299,19 +298,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     private Result read(Query query) {
-        if (query instanceof Query.Get g) {
-            return new Result.Found(store.get(g.key()));
-        } else if (query instanceof Query.GetAll g) {
-            return new Result.Items(store.getAll(g.keys()));
-        } else if (query instanceof Query.ListItems l) {
-            return new Result.Items(store.list(l.prefix(), l.start(), l.pageSize()));
-        } else if (query instanceof Query.GetDocument d) {
-            return new Result.DocumentFound(store.document(d.id()));
-        } else if (query instanceof Query.Stats) {
-            TermIndex applied = getLastAppliedTermIndex();
-            return new Result.Stats(applied == null ? 0 : applied.getIndex(), store.clusterTime(), store.size());
-        }
-        throw new InvalidCommandException("unknown query " + query);
+        TermIndex applied = getLastAppliedTermIndex();
+        return store.answer(query, applied == null ? 0 : applied.getIndex());
     }
 
     /**

@@ -10,7 +10,6 @@ import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
-import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Keys;
 import java.time.Duration;
 import java.time.Instant;
@@ -125,8 +124,9 @@ public final class Locks {
         return checked(() -> {
             String key = key(name);
             long leaseMillis = leaseMillis(lease);
+            Duration granted = Duration.ofMillis(leaseMillis);
             long sent = nanoClock.getAsLong();
-            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? inTime(name, LockHolder.ownerOf(r.item()), r, lease, sent)
+            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? inTime(name, LockHolder.ownerOf(r.item()), r, granted, sent)
                     : CompletableFuture.completedFuture(Optional.<Lease>empty()));
         });
     }
@@ -151,7 +151,7 @@ public final class Locks {
             // that the deadline arithmetic cannot overflow: a century is as good as forever here.)
             long deadline = nanoClock.getAsLong() + Math.min(waitTimeout.toSeconds(), MAX_WAIT_SECONDS) * 1_000_000_000L
                     + waitTimeout.toNanosPart();
-            return acquireLoop(name, key, lease, leaseMillis, deadline, 0);
+            return acquireLoop(name, key, Duration.ofMillis(leaseMillis), leaseMillis, deadline, 0);
         });
     }
 
@@ -287,16 +287,16 @@ public final class Locks {
     public CompletableFuture<Lease> renewAsync(Lease lease, Duration duration) {
         return checked(() -> {
             String key = key(requireLease(lease).name());
-            long millis = leaseMillis(duration);
+            Duration granted = Duration.ofMillis(leaseMillis(duration));
             long sent = nanoClock.getAsLong();
-            return client.putAsync(key, ownerValue(lease.owner()), lease.currentIndex(), PutOptions.none().ttl(Duration.ofMillis(millis)))
+            return client.putAsync(key, ownerValue(lease.owner()), lease.currentIndex(), PutOptions.none().ttl(granted))
                     .thenCompose(r -> {
                         if (!r.successful()) {
                             throw new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), r.item()));
                         }
-                        return inTime(lease.name(), lease.owner(), r, duration, sent)
+                        return inTime(lease.name(), lease.owner(), r, granted, sent)
                                 .thenApply(renewed -> renewed.orElseThrow(
-                                        () -> LeaseLostException.answeredTooLate(lease.name(), lease.currentIndex(), duration)));
+                                        () -> LeaseLostException.answeredTooLate(lease.name(), lease.currentIndex(), granted)));
                     });
         });
     }
@@ -393,6 +393,10 @@ public final class Locks {
 
     // ---- values and checks
 
+    /**
+     * A lease as the cluster grants it: in whole milliseconds, rounded down. The lease a caller is
+     * handed, and the too-late check, use this, never the finer duration asked for.
+     */
     private long leaseMillis(Duration lease) {
         if (lease == null || lease.toMillis() <= 0) {
             throw invalid("a lease must be at least 1 ms, not " + text(lease));
