@@ -40,7 +40,7 @@ public final class Main implements Runnable {
             new Group("Items", List.of("put", "get", "delete", "list", "watch", "txn")),
             new Group("Documents", List.of("doc")),
             new Group("Locks and reservations", List.of("lock", "reserve")),
-            new Group("Cluster", List.of("status", "bench", "help")));
+            new Group("Cluster", List.of("status", "stats", "bench", "help")));
 
     /** A new instance of the named command; a switch, so that naming one loads no other command's class. */
     private static Object newCommand(String name) {
@@ -55,6 +55,7 @@ public final class Main implements Runnable {
             case "lock" -> new LockCommand();
             case "reserve" -> new ReserveCommand();
             case "status" -> new ReadCommands.Status();
+            case "stats" -> new StatsCommand();
             case "bench" -> new BenchCommand();
             case "help" -> new CommandLine.HelpCommand();
             default -> throw new IllegalArgumentException("no command " + name);
@@ -80,6 +81,7 @@ public final class Main implements Runnable {
             Map.entry("delete", "ratchet delete stock/widgets --index 6"),
             Map.entry("list", "ratchet list --prefix emails/ --page-size 100"),
             Map.entry("status", "ratchet status"),
+            Map.entry("stats", "ratchet stats --top 5"),
             Map.entry("txn", "ratchet txn '[{\"op\":\"put\",\"key\":\"a\",\"value\":1,\"index\":0},"
                     + "{\"op\":\"check\",\"key\":\"b\",\"index\":0}]'"),
             Map.entry("doc", "ratchet doc put users/7 '{\"name\":\"Ada\"}'"),

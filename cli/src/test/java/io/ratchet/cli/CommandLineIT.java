@@ -297,6 +297,23 @@ class CommandLineIT {
         assertFalse(mapped.err.contains("cds"), "the archive is used silently: " + mapped.err);
     }
 
+    @Test
+    void statsNamesAKeyWhoseConditionWasRefused() throws Exception {
+        json(0, "put", "contended/counter", "1", "--index", "0");
+        json(1, "put", "contended/counter", "2", "--index", "0");
+        JsonNode stats = json(0, "stats", "--top", "50");
+        JsonNode row = null;
+        for (JsonNode k : stats.get("cluster")) {
+            if (k.get("key").asText().equals("contended/counter")) {
+                row = k;
+            }
+        }
+        assertTrue(row != null, "the refused key is listed: " + stats);
+        assertTrue(row.get("refused").asLong() >= 1, row.toString());
+        assertTrue(stats.get("servedBy").asText().startsWith("127.0.0.1:"), stats.toString());
+        assertEquals(0, stats.get("client").size(), "a fresh command line ran no retry loop");
+    }
+
     // ---- helpers
 
     private static JsonNode json(int expectedCode, String... args) throws Exception {

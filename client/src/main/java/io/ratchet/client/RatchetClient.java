@@ -18,6 +18,7 @@ import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -287,10 +288,30 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return staleFrom(transport.addresses(), 0, Codec.encodeQuery(get), "no node asked");
+        return staleFrom(transport.addresses(), 0, Codec.encodeQuery(get), "no node asked",
+                r -> Optional.ofNullable(((Result.Found) r).item()));
     }
 
     /** The document under {@code id} with its guard index, linearizably. */
+    /**
+     * The cluster's view of hot keys: the {@code limit} keys whose conditions were refused most often,
+     * as counted by the node that answers (the leader first) since it started, with attempts and commits.
+     * Not replicated state, so it is read as a stale read; every node applies the same entries and counts
+     * alike. Beside {@link #metrics()}, what this client saw of the same keys.
+     */
+    public CompletableFuture<StaleRead<Result.Contention>> contentionAsync(int limit) {
+        Query.Contention query = new Query.Contention(limit);
+        try {
+            query.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        List<String> nodes = new ArrayList<>(transport.addresses());
+        nodes.remove(transport.leader());
+        nodes.add(0, transport.leader());
+        return staleFrom(nodes, 0, Codec.encodeQuery(query), "no node asked", r -> (Result.Contention) r);
+    }
+
     public CompletableFuture<Optional<Document>> getDocumentAsync(String id) {
         return read(new Query.GetDocument(id)).thenApply(r -> Optional.ofNullable(((Result.DocumentFound) r).document()));
     }
@@ -378,6 +399,10 @@ public final class RatchetClient implements AutoCloseable {
         return await(listAsync(prefix, start, pageSize));
     }
 
+    public StaleRead<Result.Contention> contention(int limit) {
+        return await(contentionAsync(limit));
+    }
+
     public StaleRead<Optional<Item>> getStale(String key) {
         return await(getStaleAsync(key));
     }
@@ -456,21 +481,22 @@ public final class RatchetClient implements AutoCloseable {
                 });
     }
 
-    private CompletableFuture<StaleRead<Optional<Item>>> staleFrom(List<String> nodes, int i, byte[] get, String last) {
+    private <T> CompletableFuture<StaleRead<T>> staleFrom(List<String> nodes, int i, byte[] query, String last,
+                                                          Function<Result, T> decode) {
         if (i == nodes.size()) {
             return CompletableFuture.failedFuture(new ClusterUnavailableException(
                     "no node answered a stale read (" + last + ")", null));
         }
         String node = nodes.get(i);
-        return transport.call(Rpc.STALE_READ_CALL, node, get, options.requestTimeout()).thenCompose(outcome -> {
+        return transport.call(Rpc.STALE_READ_CALL, node, query, options.requestTimeout()).thenCompose(outcome -> {
             if (outcome instanceof Transport.Answered a) {
-                Item item = ((Result.Found) accepted(Codec.decodeResults(a.results()).get(0))).item();
-                return CompletableFuture.completedFuture(new StaleRead<>(Optional.ofNullable(item), node));
+                T value = decode.apply(accepted(Codec.decodeResults(a.results()).get(0)));
+                return CompletableFuture.completedFuture(new StaleRead<>(value, node));
             }
             if (outcome instanceof Transport.Refused r && r.refusal().reason() == Refusal.Reason.INVALID) {
                 return CompletableFuture.failedFuture(new InvalidRequestException(r.refusal().message(), null));
             }
-            return staleFrom(nodes, i + 1, get, node + ": " + outcome);
+            return staleFrom(nodes, i + 1, query, node + ": " + outcome, decode);
         });
     }
 

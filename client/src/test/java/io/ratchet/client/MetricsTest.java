@@ -3,7 +3,10 @@ package io.ratchet.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class MetricsTest {
@@ -33,6 +36,77 @@ class MetricsTest {
         assertEquals(3, metrics.all().size());
         assertEquals(100, metrics.stats("hot").attempts(), "a key recorded often stays tracked");
         assertTrue(metrics.stats("cold/0").attempts() == 0, "an old one was dropped");
+    }
+
+    @Test
+    void theWindowSlidesAndForgetsWhatFellOutOfIt() {
+        AtomicLong now = new AtomicLong(1_000_000_000L);
+        Metrics metrics = new Metrics(100, Duration.ofSeconds(10), now::get);
+        record(metrics, "counters/hot", 8, 2, 6);
+        metrics.exhausted("counters/hot");
+        metrics.discarded("counters/hot", Duration.ofMillis(30));
+        Metrics.WindowStats hot = metrics.windowed("COUNTERS/HOT");
+        assertEquals("counters/hot", hot.key());
+        assertEquals(8, hot.attempts());
+        assertEquals(4.0, hot.attemptsPerCommit());
+        assertEquals(0.75, hot.conflictRate());
+        assertEquals(1, hot.exhausted());
+        assertEquals(Duration.ofMillis(30), hot.discarded());
+
+        now.addAndGet(Duration.ofSeconds(6).toNanos());
+        record(metrics, "counters/hot", 2, 2, 0);
+        assertEquals(10, metrics.windowed("counters/hot").attempts(), "6 s later both are inside a 10 s window");
+        now.addAndGet(Duration.ofSeconds(6).toNanos());
+        Metrics.WindowStats later = metrics.windowed("counters/hot");
+        assertEquals(2, later.attempts(), "12 s after the first records only the later ones are left");
+        assertEquals(0.0, later.conflictRate());
+        assertEquals(10, metrics.stats("counters/hot").attempts(), "the totals since start keep everything");
+        now.addAndGet(Duration.ofSeconds(11).toNanos());
+        assertEquals(0, metrics.windowed("counters/hot").attempts());
+        assertEquals(List.of(), metrics.topByConflictRate(5), "an idle key is no longer among the top");
+    }
+
+    @Test
+    void theP99IsTheBucketThatHoldsTheSlowestPercent() {
+        Metrics metrics = new Metrics(100, Duration.ofMinutes(5), new AtomicLong(5)::get);
+        assertEquals(null, metrics.windowed("k").p99());
+        for (int i = 0; i < 99; i++) {
+            metrics.looped("k", Duration.ofMillis(2));
+        }
+        metrics.looped("k", Duration.ofSeconds(3));
+        Duration p99 = metrics.windowed("k").p99();
+        assertTrue(p99.compareTo(Duration.ofMillis(2)) >= 0 && p99.compareTo(Duration.ofMillis(3)) < 0,
+                "99 of 100 loops took 2 ms: the p99 bucket's bound is within √2 above it, not " + p99);
+        for (int i = 0; i < 5; i++) {
+            metrics.looped("k", Duration.ofSeconds(3));
+        }
+        Duration slow = metrics.windowed("k").p99();
+        assertTrue(slow.compareTo(Duration.ofSeconds(3)) >= 0 && slow.compareTo(Duration.ofMillis(4_250)) < 0, slow.toString());
+    }
+
+    @Test
+    void theHighestConflictRatesGoToTheRegistryAsTaggedGaugesAndTotalsAsCounters() {
+        AtomicLong now = new AtomicLong(0);
+        Metrics metrics = new Metrics(100, Duration.ofMinutes(5), now::get);
+        record(metrics, "calm", 10, 10, 0);
+        record(metrics, "hot", 10, 2, 8);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        metrics.bindTo(registry);
+        assertEquals(20.0, registry.get("ratchet.client.attempts").functionCounter().count());
+        assertEquals(8.0, registry.get("ratchet.client.conflicts").functionCounter().count());
+        assertEquals(0.8, registry.get("ratchet.client.key.conflict.rate").tag("key", "hot").gauge().value(), 1e-9);
+        assertEquals(5.0, registry.get("ratchet.client.key.attempts.per.commit").tag("key", "hot").gauge().value(), 1e-9);
+
+        for (int i = 0; i < 20; i++) {
+            metrics.attempted("other/" + i);
+            metrics.conflicted("other/" + i);
+        }
+        now.addAndGet(Duration.ofSeconds(2).toNanos());
+        metrics.conflicted("other/0"); // a conflict a second later refreshes which keys are exported
+        assertEquals(Metrics.EXPORTED_KEYS, registry.find("ratchet.client.key.conflict.rate").gauges().size(),
+                "at most the top keys are exported");
+        assertTrue(registry.find("ratchet.client.key.conflict.rate").tag("key", "calm").gauge() == null,
+                "a calm key is not among them");
     }
 
     private static void record(Metrics metrics, String key, int attempts, int commits, int conflicts) {

@@ -50,6 +50,7 @@ public final class Codec {
     private static final byte WATCH = 5;
     private static final byte GET_DOCUMENT = 6;
     private static final byte GETS = 7;
+    private static final byte CONTENTION_QUERY = 8;
 
     private static final byte WRITE = 1;
     private static final byte REJECTED = 2;
@@ -62,6 +63,7 @@ public final class Codec {
     private static final byte DOCUMENT_FOUND = 9;
     private static final byte SESSION_OPENED = 10;
     private static final byte SESSION_EXPIRED = 11;
+    private static final byte CONTENTION = 12;
 
     /** Entries may hold several requests (group commit), so counts inside them get a generous bound. */
     private static final int MAX_COUNT = 1 << 20;
@@ -424,6 +426,9 @@ public final class Codec {
         } else if (query instanceof Query.GetDocument g) {
             out.writeByte(GET_DOCUMENT);
             writeString(out, g.id());
+        } else if (query instanceof Query.Contention c) {
+            out.writeByte(CONTENTION_QUERY);
+            out.writeInt(c.limit());
         } else {
             throw new IllegalArgumentException("no encoding for " + query);
         }
@@ -445,6 +450,7 @@ public final class Codec {
             case STATS -> new Query.Stats();
             case WATCH -> new Query.Watch(readString(in), in.readLong(), in.readLong());
             case GET_DOCUMENT -> new Query.GetDocument(readString(in));
+            case CONTENTION_QUERY -> new Query.Contention(in.readInt());
             case GETS -> {
                 int n = readCount(in);
                 List<Query.Get> gets = new ArrayList<>(Math.min(n, 64));
@@ -523,6 +529,16 @@ public final class Codec {
         } else if (result instanceof Result.SessionExpired e) {
             out.writeByte(SESSION_EXPIRED);
             out.writeLong(e.session());
+        } else if (result instanceof Result.Contention c) {
+            out.writeByte(CONTENTION);
+            out.writeLong(c.since());
+            out.writeInt(c.keys().size());
+            for (Result.KeyContention k : c.keys()) {
+                writeString(out, k.key());
+                out.writeLong(k.attempts());
+                out.writeLong(k.commits());
+                out.writeLong(k.refused());
+            }
         } else if (result instanceof Result.DocumentFound d) {
             out.writeByte(DOCUMENT_FOUND);
             out.writeBoolean(d.document() != null);
@@ -564,6 +580,15 @@ public final class Codec {
             case DOCUMENT_FOUND -> new Result.DocumentFound(in.readBoolean() ? readDocument(in) : null);
             case SESSION_OPENED -> new Result.SessionOpened(in.readLong(), in.readLong());
             case SESSION_EXPIRED -> new Result.SessionExpired(in.readLong());
+            case CONTENTION -> {
+                long since = in.readLong();
+                int n = readCount(in);
+                List<Result.KeyContention> keys = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    keys.add(new Result.KeyContention(readString(in), in.readLong(), in.readLong(), in.readLong()));
+                }
+                yield new Result.Contention(since, keys);
+            }
             default -> throw new InvalidCommandException("unknown result type " + type);
         };
     }

@@ -4,7 +4,7 @@ import java.util.List;
 
 /** A read. Queries never change state and never enter the Raft log. */
 public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, Query.Stats, Query.Watch,
-        Query.GetDocument, Query.Gets {
+        Query.GetDocument, Query.Gets, Query.Contention {
 
     void validate();
 
@@ -54,6 +54,20 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
     }
 
     /** The node's view of the store: applied index, cluster time, item count. */
+    /**
+     * The node's count of contended keys: the {@code limit} keys whose conditions were refused most
+     * often since it started (not replicated state; every node applies the same entries, so any node
+     * counts alike).
+     */
+    record Contention(int limit) implements Query {
+        @Override
+        public void validate() {
+            if (limit < 1 || limit > Limits.MAX_PAGE_SIZE) {
+                throw new InvalidCommandException("a contention query asks for 1.." + Limits.MAX_PAGE_SIZE + " keys, not " + limit);
+            }
+        }
+    }
+
     record Stats() implements Query {
         @Override
         public void validate() {

@@ -5,7 +5,7 @@ import java.util.List;
 /** What a node answers to a command or query. A failed condition is a normal result, not an error. */
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
-        Result.SessionExpired {
+        Result.SessionExpired, Result.Contention {
 
     /**
      * The outcome of a put or delete. On success, {@code item} is the state after it (null after a
@@ -73,5 +73,19 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * cluster time without a write): nothing in it was applied.
      */
     record SessionExpired(long session) implements Result {
+    }
+
+    /**
+     * A node's count of contended keys since {@code since} (epoch milliseconds, the node's start), most
+     * refused first.
+     */
+    record Contention(long since, List<KeyContention> keys) implements Result {
+        public Contention {
+            keys = List.copyOf(keys);
+        }
+    }
+
+    /** One key's conditions: tried, held with their write applied, and refused. */
+    record KeyContention(String key, long attempts, long commits, long refused) {
     }
 }

@@ -51,7 +51,7 @@ class CodecTest {
         assertEquals(entry, Codec.decodeEntry(Codec.encodeEntry(entry)));
         for (Query q : List.of(new Query.Get("a"), new Query.GetAll(List.of("a", "b")),
                 new Query.ListItems("p/", 3, 10), new Query.Stats(), new Query.Watch("k", 7, 1000),
-                new Query.GetDocument("users/1"))) {
+                new Query.GetDocument("users/1"), new Query.Contention(10))) {
             assertEquals(q, Codec.decodeQuery(Codec.encodeQuery(q)));
         }
         Item item = new Item("k", "1", 3, 2, 99, "{}");
@@ -70,7 +70,9 @@ class CodecTest {
                 new Result.DocumentFound(new Document("users/1", "{}", 8)),
                 new Result.DocumentFound(null),
                 new Result.SessionOpened(-7, 60_000),
-                new Result.SessionExpired(42));
+                new Result.SessionExpired(42),
+                new Result.Contention(1_700_000_000_000L, List.of(new Result.KeyContention("counters/hot", 9, 3, 6))),
+                new Result.Contention(0, List.of()));
         assertEquals(results, Codec.decodeResults(Codec.encodeResults(results)));
         Refusal refusal = new Refusal(Refusal.Reason.NOT_LEADER, "n2", "127.0.0.1:7102", "not the leader", true);
         assertEquals(refusal, Codec.decodeRefusal(Codec.encodeRefusal(refusal)));

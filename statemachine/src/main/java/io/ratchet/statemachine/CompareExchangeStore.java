@@ -64,6 +64,14 @@ public final class CompareExchangeStore {
     private long lastEntryIndex;
     /** Told of every condition evaluated; not state (see {@link KeyContention}). */
     private KeyContention contention;
+    /**
+     * What the last entry changed, for watches (see {@link #changedKeys}): not state, never read by apply.
+     * Reused from entry to entry, so recording a write allocates nothing.
+     */
+    private ArrayList<String> changed = new ArrayList<>();
+    private List<String> changedView = Collections.unmodifiableList(changed);
+    /** The tombstone watermark before the last entry (see {@link #watermarkBefore}). */
+    private long watermarkBefore;
 
     /** Something that lapses at a cluster time; ordered by that time, then by id. */
     record Expiring(long at, String id) implements Comparable<Expiring> {
@@ -97,6 +105,7 @@ public final class CompareExchangeStore {
             throw new IllegalStateException("log index " + logIndex + " applied after " + lastEntryIndex);
         }
         lastEntryIndex = logIndex;
+        startChanges();
         clusterTime = Math.max(clusterTime, entry.stamp());
         forgetLapsedRequests();
         sessions.expire(clusterTime);
@@ -134,7 +143,7 @@ public final class CompareExchangeStore {
         }
         List<Result> results = new ArrayList<>(request.commands().size());
         for (Command command : request.commands()) {
-            results.add(apply(command, logIndex, clusterTime));
+            results.add(applyCommand(command, logIndex, clusterTime));
         }
         if (key != null && request.retentionMillis() > 0) {
             long until = clusterTime + Math.min(request.retentionMillis(), Request.MAX_RETENTION_MILLIS);
@@ -173,8 +182,14 @@ public final class CompareExchangeStore {
     /**
      * Applies one command at {@code logIndex} and {@code clusterTime}. A failed condition writes nothing
      * and returns the current state; an invalid command writes nothing and returns {@link Result.Rejected}.
+     * What it changed is what {@link #changedKeys} reports until the next command or entry applies.
      */
     public Result apply(Command command, long logIndex, long clusterTime) {
+        startChanges();
+        return applyCommand(command, logIndex, clusterTime);
+    }
+
+    private Result applyCommand(Command command, long logIndex, long clusterTime) {
         try {
             command.validate();
         } catch (InvalidCommandException e) {
@@ -310,6 +325,7 @@ public final class CompareExchangeStore {
             expiring.add(new Expiring(item.expiresAt(), id));
         }
         tombstones.remove(id);
+        changed.add(id);
         return item;
     }
 
@@ -321,16 +337,55 @@ public final class CompareExchangeStore {
         }
         tombstones.remove(id);
         tombstones.put(id, logIndex);
+        changed.add(id);
         if (tombstones.size() > MAX_TOMBSTONES) {
             Iterator<Map.Entry<String, Long>> oldest = tombstones.entrySet().iterator();
-            tombstoneWatermark = Math.max(tombstoneWatermark, oldest.next().getValue());
+            Map.Entry<String, Long> forgotten = oldest.next();
+            tombstoneWatermark = Math.max(tombstoneWatermark, forgotten.getValue());
+            // Its last change is now the watermark's to vouch for; a watch on it is looked at again.
+            changed.add(forgotten.getKey());
             oldest.remove();
         }
     }
 
+    // ---- what the last entry changed (for watches; not state)
+
+    /** Forgets what the previous entry changed; called as an entry (or a lone command) starts to apply. */
+    private void startChanges() {
+        if (changed.size() > 1024) {
+            // A large entry (a sweep, a big transaction) does not pin its capacity for the small ones after it.
+            changed = new ArrayList<>();
+            changedView = Collections.unmodifiableList(changed);
+        } else {
+            changed.clear();
+        }
+        watermarkBefore = tombstoneWatermark;
+    }
+
+    /**
+     * The normalized keys whose {@link #lastChange} the last applied entry (or lone {@link #apply}
+     * command) moved: every key it put or deleted (puts, deletes, transactions' writes, documents' guard
+     * items, sweeps' deletions), and any key whose tombstone it forgot to make room. In the order written;
+     * a key written twice is listed twice. A refused condition or a check lists nothing. Valid until the
+     * next entry applies; not state: no replica's apply reads it. Together with {@link #watermarkBefore}
+     * it names every watch whose {@link #watched} answer that entry can have changed.
+     */
+    List<String> changedKeys() {
+        return changedView;
+    }
+
+    /**
+     * The tombstone watermark before the last applied entry. A key with neither an item nor a
+     * tombstone has the watermark as its {@link #lastChange}, so when an entry raised the watermark from
+     * this to {@link #tombstoneWatermark()}, a watch on such a key after an index in between may now
+     * report a change although its key is in no {@link #changedKeys}.
+     */
+    long watermarkBefore() {
+        return watermarkBefore;
+    }
+
     // ---- reads
 
-    /** The item under {@code key} (compared case-insensitively), or null. */
     /**
      * The answer to a read that is not a watch ({@code get}, {@code getAll}, {@code list},
      * {@code getDocument}, {@code stats}); {@code appliedIndex} is what {@code stats} reports.
@@ -361,6 +416,7 @@ public final class CompareExchangeStore {
         return new Result.Watched(lastChange > watch.afterIndex(), lastChange, get(watch.key()));
     }
 
+    /** The item under {@code key} (compared case-insensitively), or null. */
     public Item get(String key) {
         return items.get(Keys.normalize(key));
     }
@@ -499,6 +555,7 @@ public final class CompareExchangeStore {
             store.rememberedUntil.add(new Expiring(r.until(), key));
         });
         sessions.forEach(store.sessions::restore);
+        store.startChanges(); // restoring is no entry: it changed nothing a watch could have seen
         return store;
     }
 }

@@ -132,15 +132,19 @@ public final class RatchetStateMachine extends BaseStateMachine {
             MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
         }
         CompareExchangeStore loaded = SnapshotFile.read(file.toPath());
+        List<Runnable> wakeups;
         lock.writeLock().lock();
         try {
             store = loaded;
             store.countContentionIn(contention);
             setLastAppliedTermIndex(snapshot.getTermIndex());
             latestSnapshot = snapshot;
+            // No entry says what changed: the whole store did, so every waiting watch is looked at.
+            wakeups = watches.firedByAnyChange(store);
         } finally {
             lock.writeLock().unlock();
         }
+        wakeups.forEach(Runnable::run);
         LOG.info("loaded snapshot {}: {} items, cluster time {}", file.getName(), loaded.size(), loaded.clusterTime());
     }
 
@@ -192,7 +196,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
                     ? List.of(new Result.Rejected("log entry " + index + " cannot be decoded"))
                     : store.applyEntry(entry, index);
             updateLastAppliedTermIndex(logEntry.getTerm(), index);
-            wakeups = watches.fired(this::watchAnswer);
+            // Only the watches this entry can have answered (the keys it changed), never all of them.
+            wakeups = entry == null ? List.of() : watches.fired(store);
         } finally {
             lock.writeLock().unlock();
         }
@@ -219,6 +224,10 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 results = CompletableFuture.completedFuture(batch.gets().stream().map(this::read).toList());
             } else if (query instanceof Query.Watch w) {
                 results = watch(w).thenApply(List::of);
+            } else if (query instanceof Query.Contention c) {
+                results = CompletableFuture.completedFuture(List.of(new Result.Contention(contention.since(),
+                        contention.hottest(c.limit()).stream().map(k -> new Result.KeyContention(k.key(), k.attempts(),
+                                k.commits(), k.refused())).toList())));
             } else {
                 results = CompletableFuture.completedFuture(List.of(read(query)));
             }
