@@ -331,7 +331,8 @@ class SessionClusterTest extends SharedClusterTest {
         }
         assertEquals(40, client.get("counters/page-views").orElseThrow().valueNode().asInt());
         Metrics.KeyStats stats = client.metrics().stats("counters/page-views");
-        assertEquals(40, stats.commits());
+        // Updates of one key from one client combine: 40 land in fewer puts, each counted once.
+        assertTrue(stats.commits() >= 1 && stats.commits() <= 40, "commits " + stats.commits());
         assertEquals(stats.attempts(), stats.commits() + stats.conflicts(), "every refused put was one more attempt");
     }
 

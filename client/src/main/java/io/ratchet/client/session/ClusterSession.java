@@ -291,6 +291,11 @@ public final class ClusterSession {
 
     // ---- for Retry and SessionCompareExchange
 
+    /** The transaction a save would send now, for {@link Retry}'s trail; empty when there is nothing to save. */
+    List<Command.Op> pendingTransaction() {
+        return hasChanges() ? transaction() : List.of();
+    }
+
     /** The keys of every write this session has sent. */
     Set<String> sentKeys() {
         return Set.copyOf(sentKeys);

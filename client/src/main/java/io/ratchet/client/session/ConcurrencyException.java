@@ -14,10 +14,14 @@ import java.util.stream.Collectors;
  * the cluster has (0: absent).
  *
  * <p>Not retryable as is: resending the same changes fails the same way. Re-run the whole unit of work
- * in a new session, from fresh reads ({@link Retry#run} does that).
+ * in a new session, from fresh reads ({@link Retry#run} does that). When a {@link Retry} loop's attempt
+ * was refused, the exception (the cause of its {@link RetryExhaustedException}) carries the loop's
+ * {@link #trail()} up to that refusal.
  */
 public final class ConcurrencyException extends RatchetException {
     private final transient List<Result.Conflict> conflicts;
+    /** Set once by the retry loop that got the refusal; empty for a save of the caller's own. */
+    private transient volatile List<RetryEvent> trail = List.of();
 
     public ConcurrencyException(List<Result.Conflict> conflicts) {
         super(describe(conflicts), null);
@@ -27,6 +31,21 @@ public final class ConcurrencyException extends RatchetException {
     /** Every failed condition: key, expected index, actual index. */
     public List<Result.Conflict> conflicts() {
         return conflicts;
+    }
+
+    /**
+     * The events of the {@link Retry} loop whose attempt was refused, up to and including that attempt's
+     * {@link RetryEvent.Abort}; immutable. Empty when the save was not made by a retry loop.
+     */
+    public List<RetryEvent> trail() {
+        List<RetryEvent> t = trail;
+        return t == null ? List.of() : t;
+    }
+
+    /** Attaches the loop's trail; returns this. */
+    ConcurrencyException withTrail(List<RetryEvent> trail) {
+        this.trail = List.copyOf(trail);
+        return this;
     }
 
     /** The keys that had moved. */

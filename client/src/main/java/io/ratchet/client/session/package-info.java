@@ -5,6 +5,8 @@
  * <p>{@link io.ratchet.client.session.ClusterSession} records a unit of work and saves it as one
  * transaction conditioned on what it read; {@link io.ratchet.client.session.Retry} re-runs a unit of
  * work from fresh reads when its save is refused, with bounded attempts and jittered backoff, and
- * offers a read-modify-write {@code update} of one item.
+ * offers a read-modify-write {@code update} of one item, whose concurrent calls from one client combine
+ * into one put per round. Every loop reports its steps as {@link io.ratchet.client.session.RetryEvent}s
+ * (a listener, the debug log, and the trail its exceptions carry).
  */
 package io.ratchet.client.session;
