@@ -37,7 +37,7 @@ public final class ChaosCommand implements Callable<Integer> {
     String nemesis;
 
     @Option(names = "--workload", defaultValue = "register",
-            description = "register, reservations, locks, bank, watch or all (default ${DEFAULT-VALUE})")
+            description = "register, reservations, locks, fair-lock, semaphore, bank, watch or all (default ${DEFAULT-VALUE})")
     String workload;
 
     @Option(names = "--seed", description = "seed for the harness' random choices (default: a random one, printed)")

@@ -59,6 +59,8 @@ final class CheckCommand implements Callable<Integer> {
             case RegisterChecker.WORKLOAD -> new RegisterChecker(budget);
             case ReservationChecker.WORKLOAD -> new ReservationChecker();
             case LockChecker.WORKLOAD -> new LockChecker();
+            case LockChecker.FAIR_WORKLOAD -> LockChecker.fair();
+            case LockChecker.SEMAPHORE_WORKLOAD -> LockChecker.semaphore();
             case BankChecker.WORKLOAD -> new BankChecker();
             case WatchChecker.WORKLOAD -> new WatchChecker();
             default -> throw new IllegalArgumentException("the history holds a workload no checker knows: " + workload);

@@ -1,16 +1,18 @@
 package io.ratchet.chaos;
 
 import io.ratchet.chaos.workload.BankWorkload;
+import io.ratchet.chaos.workload.FairLockWorkload;
 import io.ratchet.chaos.workload.LocksWorkload;
 import io.ratchet.chaos.workload.RegisterWorkload;
 import io.ratchet.chaos.workload.ReservationsWorkload;
+import io.ratchet.chaos.workload.SemaphoreWorkload;
 import io.ratchet.chaos.workload.WatchWorkload;
 import io.ratchet.chaos.workload.Workload;
 import java.util.List;
 
 /** The workloads by their command-line names. */
 final class Workloads {
-    static final String NAMES = "register, reservations, locks, bank, watch, all";
+    static final String NAMES = "register, reservations, locks, fair-lock, semaphore, bank, watch, all";
     /** Items the register processes contend on: few, so that conditions often go stale. */
     private static final int REGISTER_KEYS = 3;
 
@@ -29,10 +31,12 @@ final class Workloads {
             case "register" -> List.of(register(settings));
             case "reservations" -> List.of(new ReservationsWorkload());
             case "locks" -> List.of(new LocksWorkload());
+            case "fair-lock" -> List.of(new FairLockWorkload());
+            case "semaphore" -> List.of(new SemaphoreWorkload());
             case "bank" -> List.of(BankWorkload.withTransactions());
             case "watch" -> List.of(new WatchWorkload());
             case "all" -> List.of(register(settings), new ReservationsWorkload(), new LocksWorkload(),
-                    BankWorkload.withTransactions(), new WatchWorkload());
+                    new FairLockWorkload(), new SemaphoreWorkload(), BankWorkload.withTransactions(), new WatchWorkload());
             default -> throw new IllegalArgumentException("unknown workload '" + name + "'; choose one of " + NAMES);
         };
     }

@@ -68,6 +68,18 @@ class ChaosHarnessIT {
     }
 
     @Test
+    void fairLockHoldersAreServedInTurnNeverOverlapAndTokensRise() throws IOException {
+        assertEquals("valid", all.summary.path("checks").path("fair-lock").asText(), all.toString());
+        assertTrue(answered(all, "fair-lock") >= 10, "the fair-lock workload ran: " + answered(all, "fair-lock"));
+    }
+
+    @Test
+    void semaphoreHoldersNeverExceedItsPermits() throws IOException {
+        assertEquals("valid", all.summary.path("checks").path("semaphore").asText(), all.toString());
+        assertTrue(answered(all, "semaphore") >= 10, "the semaphore workload ran: " + answered(all, "semaphore"));
+    }
+
+    @Test
     void bankTransfersConserveTheTotalAndEveryReadSeesIt() throws IOException {
         assertEquals("valid", all.summary.path("checks").path("bank").asText(), all.toString());
         assertTrue(answered(all, "bank") >= 10, "the bank workload ran: " + answered(all, "bank"));

@@ -3,14 +3,20 @@ package io.ratchet.bench;
 import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.client.lock.FairLocks;
 import io.ratchet.client.lock.Lease;
 import io.ratchet.client.lock.Locks;
+import io.ratchet.client.lock.QueueLease;
+import io.ratchet.client.session.Retry;
+import io.ratchet.client.session.RetryEvent;
+import io.ratchet.client.session.RetryExhaustedException;
 import io.ratchet.protocol.Item;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -28,6 +34,13 @@ public enum Workload {
      * recomputes from the value a failed put returns, with no extra read.
      */
     HOT,
+    /**
+     * The shared counter of {@link #HOT}, but each client increments it through {@link Retry#update}, one
+     * {@code Retry} per client instance (with {@link #HOT_BACKOFF}): the increments of an instance's clients
+     * that arrive while a put of the counter is in flight combine into its next put. An operation's
+     * attempts are the puts its increment took part in.
+     */
+    HOT_UPDATE,
     /** Linearizable gets of each client's own key. */
     READ,
     /**
@@ -35,12 +48,20 @@ public enum Workload {
      * create-only put with a lease, then a delete at the acquiring index. One commit is one acquire plus
      * one release.
      */
-    LOCK;
+    LOCK,
+    /**
+     * Every client contends for one fair lock ({@link FairLocks}): it joins the lock's queue, waits its turn
+     * (up to {@link #FAIR_LOCK_WAIT}) and releases at once. One commit is one acquisition plus its release;
+     * latency is the time in the queue plus the release. A wait that runs out counts as exhausted.
+     */
+    FAIR_LOCK;
 
     /** The most conditional writes one update or increment tries before it counts as exhausted (as peerbench). */
     public static final int MAX_ATTEMPTS = 64;
     /** The lease a bench lock is taken with; it is released long before. */
     static final Duration LOCK_LEASE = Duration.ofSeconds(10);
+    /** How long a fair-lock client waits for its turn before it gives up (an exhausted operation). */
+    static final Duration FAIR_LOCK_WAIT = Duration.ofSeconds(10);
     /**
      * The hot loop's pause after its n-th refusal: up to min(50, 2^n) ms, as peerbench's loop pauses,
      * so the figures compare.
@@ -59,14 +80,14 @@ public enum Workload {
 
     public static Workload parse(String name) {
         try {
-            return valueOf(name.trim().toUpperCase(Locale.ROOT));
+            return valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, update, hot, read, lock");
+            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, update, hot, hot-update, read, lock, fair-lock");
         }
     }
 
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /**
@@ -84,18 +105,23 @@ public enum Workload {
                     setup.put(prefix + "u-" + i, 0, 0);
                 }
             }
-            case HOT -> setup.put(prefix + "hot", 0, 0);
+            case HOT, HOT_UPDATE -> setup.put(prefix + "hot", 0, 0);
             default -> {
             }
         }
+        // hot-update: one Retry per client instance, so that the increments of the clients sharing it combine.
+        List<Retry> retries = this == HOT_UPDATE
+                ? instances.stream().map(c -> Retry.of(c).withBackoff(HOT_BACKOFF)).toList() : List.of();
         return n -> {
             RatchetClient client = instances.get(n % instances.size());
             return switch (this) {
                 case RESERVE -> reserve(client, prefix + "r-" + n + "-");
                 case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
                 case HOT -> () -> increment(client, prefix + "hot", stopping);
+                case HOT_UPDATE -> combinedIncrement(retries.get(n % instances.size()), prefix + "hot");
                 case READ -> () -> new Outcome(client.get(prefix + "u-" + n).isPresent(), 1);
                 case LOCK -> lockAndRelease(client.locks(), "bench-" + run + "-" + n);
+                case FAIR_LOCK -> fairLockAndRelease(new FairLocks(client), "bench-" + run);
             };
         };
     }
@@ -140,6 +166,30 @@ public enum Workload {
         return new Outcome(false, attempts);
     }
 
+    /**
+     * An increment of the shared counter through {@code retry}'s {@link Retry#update}, which combines it
+     * with the increments that other clients of the same instance make meanwhile. Its attempts are the
+     * puts it took part in: a put that carries several clients' increments counts once for each of them.
+     */
+    private static Operation combinedIncrement(Retry retry, String key) {
+        AtomicInteger attempts = new AtomicInteger();
+        // This client's view of its instance's Retry (the same combining): the listener hears its increments alone.
+        Retry counted = retry.withListener(e -> {
+            if (e instanceof RetryEvent.Check) {
+                attempts.incrementAndGet();
+            }
+        });
+        return () -> {
+            attempts.set(0);
+            try {
+                counted.update(key, Long.class, MAX_ATTEMPTS, v -> v + 1);
+                return new Outcome(true, attempts.get());
+            } catch (RetryExhaustedException e) {
+                return new Outcome(false, e.attempts());
+            }
+        };
+    }
+
     private static Operation lockAndRelease(Locks locks, String name) {
         return () -> {
             Optional<Lease> lease = locks.tryAcquire(name, LOCK_LEASE);
@@ -147,6 +197,18 @@ public enum Workload {
                 return new Outcome(false, 1);
             }
             // Released at its acquiring index (the fencing token): a later holder's lock is never removed.
+            locks.release(lease.get());
+            return new Outcome(true, 1);
+        };
+    }
+
+    /** Waits in the one shared fair lock's queue for the turn, then releases at once (at the entry's index). */
+    private static Operation fairLockAndRelease(FairLocks locks, String name) {
+        return () -> {
+            Optional<QueueLease> lease = locks.acquire(name, LOCK_LEASE, FAIR_LOCK_WAIT);
+            if (lease.isEmpty()) {
+                return new Outcome(false, 1);
+            }
             locks.release(lease.get());
             return new Outcome(true, 1);
         };

@@ -3,11 +3,13 @@ package io.ratchet.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.Durations;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.client.lock.FairLocks;
 import io.ratchet.client.lock.Lease;
 import io.ratchet.client.lock.LeaseLostException;
 import io.ratchet.client.lock.LockHolder;
 import io.ratchet.client.lock.LockOptions;
 import io.ratchet.client.lock.Locks;
+import io.ratchet.client.lock.QueueLease;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Command;
@@ -19,7 +21,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code lock acquire|renew|release}: the lock recipe from the command line. A process that acquires
- * exits holding the lock; it (or another) renews or releases by the index it printed.
+ * exits holding the lock; it (or another) renews or releases by the index it printed. With {@code --fair}
+ * the fair lock ({@link FairLocks}): a place in the lock's queue, served first come, first served.
  */
 @Command(name = "lock", description = "Leased locks with fencing tokens: acquire, renew, release.",
         subcommands = {LockCommand.Acquire.class, LockCommand.Renew.class, LockCommand.Release.class})
@@ -34,7 +37,8 @@ final class LockCommand implements Runnable {
 
     @Command(name = "acquire", description = {
             "Take lock NAME for --lease if it is free at cluster time, waiting up to --wait for it.",
-            "Prints the owner, fencing token, index and expiry; exit 1 with the holder when it stays held."})
+            "Prints the owner, fencing token, index and expiry; exit 1 with the holder when it stays held.",
+            "With --fair, waits in the lock's queue and is served in the order of arrival."})
     static final class Acquire extends ClientCommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
@@ -45,13 +49,28 @@ final class LockCommand implements Runnable {
         String wait;
         @Option(names = "--owner", description = "the owner id to record (default: host/pid/random)")
         String owner;
+        @Option(names = "--fair", description = "a fair lock: take a place in its queue and be served in turn, "
+                + "first come, first served; no other waiter is woken meanwhile (renew and release it with --fair)")
+        boolean fair;
 
         @Override
         int run(RatchetClient c) {
             LockOptions options = owner == null ? LockOptions.defaults() : LockOptions.defaults().withOwner(owner);
-            Locks locks = new Locks(c, options);
             Duration leaseTime = Durations.parse(lease);
             Duration waitTime = Durations.parse(wait);
+            if (fair) {
+                FairLocks locks = new FairLocks(c, options);
+                Optional<QueueLease> granted = waitTime.isZero()
+                        ? locks.tryAcquire(name, leaseTime)
+                        : locks.acquire(name, leaseTime, waitTime);
+                if (granted.isPresent()) {
+                    print(lease("acquired", granted.get()));
+                    return ExitCode.DONE;
+                }
+                print(refused("acquired", name, locks.holder(name)));
+                return ExitCode.CONDITION_FAILED;
+            }
+            Locks locks = new Locks(c, options);
             Optional<Lease> granted = waitTime.isZero()
                     ? locks.tryAcquire(name, leaseTime)
                     : locks.acquire(name, leaseTime, waitTime);
@@ -72,10 +91,16 @@ final class LockCommand implements Runnable {
         long index;
         @Option(names = "--lease", required = true, description = "the new lease from now (cluster time), e.g. 30s")
         String lease;
+        @Option(names = "--fair", description = "the lock is a fair lock (acquired with --fair)")
+        boolean fair;
 
         @Override
         int run(RatchetClient c) {
             try {
+                if (fair) {
+                    print(lease("renewed", new FairLocks(c).renew(name, index, Durations.parse(lease))));
+                    return ExitCode.DONE;
+                }
                 print(lease("renewed", c.locks().renew(name, index, Durations.parse(lease))));
                 return ExitCode.DONE;
             } catch (LeaseLostException e) {
@@ -91,11 +116,17 @@ final class LockCommand implements Runnable {
         String name;
         @Option(names = "--index", required = true, description = "the lock's current index")
         long index;
+        @Option(names = "--fair", description = "the lock is a fair lock (acquired with --fair)")
+        boolean fair;
 
         @Override
         int run(RatchetClient c) {
             try {
-                c.locks().release(name, index);
+                if (fair) {
+                    new FairLocks(c).release(name, index);
+                } else {
+                    c.locks().release(name, index);
+                }
                 ObjectNode o = Output.object();
                 o.put("released", true);
                 o.put("name", name);
@@ -119,8 +150,19 @@ final class LockCommand implements Runnable {
         return o;
     }
 
+    static ObjectNode lease(String verb, QueueLease lease) {
+        ObjectNode o = Output.object();
+        o.put(verb, true);
+        o.put("name", lease.name());
+        o.put("owner", lease.owner());
+        o.put("token", lease.fencingToken());
+        o.put("index", lease.currentIndex());
+        o.put("expiresAt", lease.expiresAt().toString());
+        return o;
+    }
+
     /** Why nothing happened: who holds the lock now (null when nobody does). */
-    private static ObjectNode refused(String verb, String name, Optional<LockHolder> holder) {
+    static ObjectNode refused(String verb, String name, Optional<LockHolder> holder) {
         ObjectNode o = Output.object();
         o.put(verb, false);
         o.put("name", name);
@@ -128,12 +170,16 @@ final class LockCommand implements Runnable {
             o.putNull("holder");
             return o;
         }
-        LockHolder h = holder.get();
-        ObjectNode held = o.putObject("holder");
+        holder(o.putObject("holder"), holder.get());
+        return o;
+    }
+
+    /** A holder's fields, as {@code refused} prints them. */
+    static ObjectNode holder(ObjectNode held, LockHolder h) {
         held.put("owner", h.owner());
         held.put("token", h.fencingToken());
         held.put("index", h.index());
         held.put("expiresAt", h.expiresAt().map(Object::toString).orElse(null));
-        return o;
+        return held;
     }
 }

@@ -39,7 +39,7 @@ public final class Main implements Runnable {
     private static final List<Group> GROUPS = List.of(
             new Group("Items", List.of("put", "get", "delete", "list", "watch", "txn")),
             new Group("Documents", List.of("doc")),
-            new Group("Locks and reservations", List.of("lock", "reserve")),
+            new Group("Locks and reservations", List.of("lock", "semaphore", "reserve")),
             new Group("Cluster", List.of("status", "stats", "bench", "help")));
 
     /** A new instance of the named command; a switch, so that naming one loads no other command's class. */
@@ -53,6 +53,7 @@ public final class Main implements Runnable {
             case "txn" -> new TransactionCommand();
             case "doc" -> new DocumentCommands();
             case "lock" -> new LockCommand();
+            case "semaphore" -> new SemaphoreCommand();
             case "reserve" -> new ReserveCommand();
             case "status" -> new ReadCommands.Status();
             case "stats" -> new StatsCommand();
@@ -94,6 +95,10 @@ public final class Main implements Runnable {
             Map.entry("lock acquire", "ratchet lock acquire printer-3 --lease 30s --wait 10s"),
             Map.entry("lock renew", "ratchet lock renew printer-3 --index 42 --lease 30s"),
             Map.entry("lock release", "ratchet lock release printer-3 --index 42"),
+            Map.entry("semaphore", "ratchet semaphore acquire db-pool --permits 4 --lease 30s --wait 10s"),
+            Map.entry("semaphore acquire", "ratchet semaphore acquire db-pool --permits 4 --lease 30s --wait 10s"),
+            Map.entry("semaphore renew", "ratchet semaphore renew db-pool --index 42 --lease 30s"),
+            Map.entry("semaphore release", "ratchet semaphore release db-pool --index 42"),
             Map.entry("reserve", "ratchet reserve emails/lin@example.com users/7"),
             Map.entry("bench", "ratchet bench --workload reserve --clients 16 --duration 10s"));
 

@@ -9,11 +9,17 @@ final class Suggestions {
     private Suggestions() {
     }
 
-    /** The nearest of {@code names} to {@code typed}, if it is close enough to be a typo of it. */
+    /**
+     * The nearest of {@code names} to {@code typed}, if it is close enough to be a typo of it. Between
+     * names as near, the one of the typed length wins ("stauts" is a swap in "status", not a letter
+     * too many in "stats"), then the first alphabetically.
+     */
     static Optional<String> nearest(String typed, Collection<String> names) {
         return names.stream()
                 .filter(n -> distance(typed, n) <= Math.max(1, Math.min(typed.length(), n.length()) / 2))
-                .min(Comparator.comparingInt((String n) -> distance(typed, n)).thenComparing(n -> n));
+                .min(Comparator.comparingInt((String n) -> distance(typed, n))
+                        .thenComparingInt(n -> Math.abs(n.length() - typed.length()))
+                        .thenComparing(n -> n));
     }
 
     /** Edits (insert, delete, replace, swap two neighbours) that turn {@code a} into {@code b}. */

@@ -37,6 +37,27 @@ public final class LeaseLostException extends RatchetException {
                 + " out; it was given back", name, index, null);
     }
 
+    /**
+     * A place in a fair lock's queue was taken, but its answer did not come back within the {@code lease}
+     * it asked for, so the entry may have run out already; it was given back (deleted if still there).
+     */
+    static LeaseLostException joinedTooLate(String name, long index, Duration lease) {
+        return new LeaseLostException("the place in the queue of '" + name + "' at index " + index + " is lost: joining"
+                + " was not answered within the " + lease.toMillis() + " ms lease it asked for, so it may have run out;"
+                + " it was given back", name, index, null);
+    }
+
+    /**
+     * A waiter's place in a fair lock's or semaphore's queue is gone before its turn came: its entry ran
+     * out (at cluster time) or was removed. {@code head} is the first entry of the queue as last seen, if known.
+     */
+    static LeaseLostException placeLost(String name, long index, LockHolder head) {
+        return new LeaseLostException("the place in the queue of '" + name + "' at index " + index + " is lost: its"
+                + " entry ran out (at cluster time) or was removed before its turn came"
+                + (head == null ? "" : "; the queue is headed by '" + head.owner() + "' at place " + head.fencingToken()),
+                name, index, head);
+    }
+
     /** The lock's name. */
     public String name() {
         return name;

@@ -3,6 +3,8 @@ package io.ratchet.client.session;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
+import io.ratchet.client.lock.FairLocks;
+import io.ratchet.client.lock.LeaseLostException;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
@@ -28,7 +30,24 @@ interface ClusterAccess {
     /** One put or delete; {@code idempotencyKey} null for none. */
     CompareExchangeResult write(Command.Op write, String idempotencyKey, Duration retention);
 
+    /**
+     * Takes the fair lock {@code name} for {@code lease}, waiting up to {@code wait}; empty when it was
+     * not granted in time or this access cannot lock. Closing the hold releases it.
+     */
+    default Optional<Hold> lock(String name, Duration lease, Duration wait) {
+        return Optional.empty();
+    }
+
+    /** A fair lock held: its fencing token; closing releases it (a lease already lost is let go). */
+    interface Hold extends AutoCloseable {
+        long fencingToken();
+
+        @Override
+        void close();
+    }
+
     static ClusterAccess of(RatchetClient client) {
+        FairLocks locks = new FairLocks(client);
         return new ClusterAccess() {
             @Override
             public Optional<Document> document(String id) {
@@ -48,6 +67,25 @@ interface ClusterAccess {
             @Override
             public CompareExchangeResult write(Command.Op write, String idempotencyKey, Duration retention) {
                 return client.write(write, idempotencyKey, retention);
+            }
+
+            @Override
+            public Optional<Hold> lock(String name, Duration lease, Duration wait) {
+                return locks.acquire(name, lease, wait).map(held -> new Hold() {
+                    @Override
+                    public long fencingToken() {
+                        return held.fencingToken();
+                    }
+
+                    @Override
+                    public void close() {
+                        try {
+                            locks.release(held);
+                        } catch (LeaseLostException e) {
+                            // It ran out meanwhile: nothing of ours to release.
+                        }
+                    }
+                });
             }
         };
     }

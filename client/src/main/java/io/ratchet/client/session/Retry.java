@@ -86,15 +86,26 @@ public final class Retry {
     private final UpdateCombiner combiner;
     private final List<RetryListener> listeners;
     private final Logger log;
+    /** Null: an update never takes a lock. */
+    private final Escalation escalation;
+
+    /**
+     * When an update escalates: after {@code afterRefusals} refused puts of its key in a row, it takes the
+     * key's fair lock (lock name {@code retry/<key>}) for {@code lease}, waiting up to {@code maxWait}, and
+     * finishes under it.
+     */
+    record Escalation(int afterRefusals, Duration lease, Duration maxWait) {
+    }
 
     Retry(ClusterAccess cluster, Metrics metrics, SessionOptions sessionOptions, Backoff backoff, Duration retention,
           Supplier<RandomGenerator> random, Sleeper sleeper) {
-        this(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, UpdateCombiner.of(cluster), List.of(), LOG);
+        this(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, UpdateCombiner.of(cluster), List.of(), LOG, null);
     }
 
     private Retry(ClusterAccess cluster, Metrics metrics, SessionOptions sessionOptions, Backoff backoff, Duration retention,
                   Supplier<RandomGenerator> random, Sleeper sleeper, UpdateCombiner combiner, List<RetryListener> listeners,
-                  Logger log) {
+                  Logger log, Escalation escalation) {
+        this.escalation = escalation;
         this.cluster = Objects.requireNonNull(cluster);
         this.metrics = Objects.requireNonNull(metrics);
         this.sessionOptions = Objects.requireNonNull(sessionOptions);
@@ -114,22 +125,22 @@ public final class Retry {
     public static Retry of(RatchetClient client) {
         return new Retry(ClusterAccess.of(client), client.metrics(), SessionOptions.defaults(), DEFAULT_BACKOFF,
                 DEFAULT_RETENTION, ThreadLocalRandom::current, d -> Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000),
-                UpdateCombiner.of(client), List.of(), LOG);
+                UpdateCombiner.of(client), List.of(), LOG, null);
     }
 
     public Retry withBackoff(Backoff backoff) {
-        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, listeners, log);
+        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, listeners, log, escalation);
     }
 
     /** Each attempt's session is opened with {@code options} (e.g. read validation). */
     public Retry withSessionOptions(SessionOptions options) {
-        return new Retry(cluster, metrics, options, backoff, retention, random, sleeper, combiner, listeners, log);
+        return new Retry(cluster, metrics, options, backoff, retention, random, sleeper, combiner, listeners, log, escalation);
     }
 
     /** Saves carry idempotency keys that the cluster remembers for {@code retention} (at most 24 h). */
     public Retry withIdempotentSaves(Duration retention) {
         return new Retry(cluster, metrics, sessionOptions, backoff, Objects.requireNonNull(retention), random, sleeper,
-                combiner, listeners, log);
+                combiner, listeners, log, escalation);
     }
 
     /**
@@ -137,7 +148,7 @@ public final class Retry {
      * loop with {@link UnknownOutcomeException}.
      */
     public Retry withoutIdempotentSaves() {
-        return new Retry(cluster, metrics, sessionOptions, backoff, null, random, sleeper, combiner, listeners, log);
+        return new Retry(cluster, metrics, sessionOptions, backoff, null, random, sleeper, combiner, listeners, log, escalation);
     }
 
     /**
@@ -147,16 +158,33 @@ public final class Retry {
     public Retry withListener(RetryListener listener) {
         List<RetryListener> more = new ArrayList<>(listeners);
         more.add(Objects.requireNonNull(listener, "listener"));
-        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, more, log);
+        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, more, log, escalation);
+    }
+
+    /**
+     * Updates escalate to a lock on a hot key, as Curator's {@code DistributedAtomicValue} promotes to a
+     * lock: after {@code afterRefusals} refused puts of a key in a row, the update takes the key's fair lock
+     * ({@link io.ratchet.client.lock.FairLocks}, lock {@code retry/<key>}, a 10 s lease, waiting up to
+     * 30 s) and finishes under it, so the clients contending for the key take turns (first come, first
+     * served) instead of racing; the puts stay conditional, so a writer that does not take the lock is
+     * still caught. Combining within one client goes on as before. A lock not granted in time is not
+     * waited for again by that update: it carries on unlocked.
+     */
+    public Retry withEscalation(int afterRefusals) {
+        if (afterRefusals < 1) {
+            throw new IllegalArgumentException("escalate after 1 or more refusals, not " + afterRefusals);
+        }
+        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, listeners, log,
+                new Escalation(afterRefusals, Duration.ofSeconds(10), Duration.ofSeconds(30)));
     }
 
     Retry withSleeper(Sleeper sleeper, Supplier<RandomGenerator> random) {
-        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, listeners, log);
+        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, listeners, log, escalation);
     }
 
     /** The trail is logged to {@code log} instead of the logger of this class; for tests. */
     Retry withLogger(Logger log) {
-        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, listeners, log);
+        return new Retry(cluster, metrics, sessionOptions, backoff, retention, random, sleeper, combiner, listeners, log, escalation);
     }
 
     /**
@@ -343,8 +371,18 @@ public final class Retry {
     private void drive(UpdateCombiner.Slot slot, UpdateCombiner.Pending me) {
         combiner.takeOver(slot);
         List<UpdateCombiner.Pending> round = List.of();
+        ClusterAccess.Hold hold = null;
+        boolean triedToLock = false;
         try {
             while (!me.isDone()) {
+                if (escalation != null && hold == null && !triedToLock && slot.refusals >= escalation.afterRefusals()) {
+                    triedToLock = true;
+                    String lock = "retry/" + Keys.normalize(me.key);
+                    hold = cluster.lock(lock, escalation.lease(), escalation.maxWait()).orElse(null);
+                    if (hold != null) {
+                        me.trail.emit(new RetryEvent.Escalated(me.trail.id(), me.attempt, lock, slot.refusals, hold.fencingToken()));
+                    }
+                }
                 round = List.of();
                 Duration pause = slot.pause;
                 slot.pause = null;
@@ -370,6 +408,9 @@ public final class Retry {
                 }
             }
         } finally {
+            if (hold != null) {
+                hold.close();
+            }
             combiner.leave(slot);
         }
     }

@@ -80,6 +80,17 @@ public sealed interface RetryEvent {
         }
     }
 
+    /**
+     * The update escalated: after {@code refusals} refused puts it holds the key's fair lock (fencing token
+     * {@code fencingToken}) while it finishes, so contending clients take turns instead of racing.
+     */
+    record Escalated(String operationId, int attempt, String lock, int refusals, long fencingToken) implements RetryEvent {
+        @Override
+        public String describe() {
+            return prefix(this) + "escalated to fair lock " + lock + " after " + refusals + " refusals, token " + fencingToken;
+        }
+    }
+
     /** The next attempt starts: {@code attempt} is its number. */
     record Retrying(String operationId, int attempt) implements RetryEvent {
         @Override

@@ -350,10 +350,9 @@ class LocksTest {
 
     /**
      * A lease asked for in finer than milliseconds is granted in whole milliseconds (the ttl is
-     * {@code lease.toMillis()}), so the holder must not count on more than that. Fails today: the
-     * returned {@link Lease#duration()} and the too-late check ({@code inTime}) use the unrounded
-     * duration, so an answer that came back after the granted 10 s (by the holder's clock) is still
-     * returned as a held lease, against the class's guarantee.
+     * {@code lease.toMillis()}), so the holder must not count on more than that: the returned
+     * {@link Lease#duration()} and the too-late check use the granted duration, so an answer that came
+     * back after the granted 10 s (by the holder's clock) is given back, not returned as held.
      */
     @Test
     void aLeaseIsNotCountedLongerThanTheClusterGranted() {

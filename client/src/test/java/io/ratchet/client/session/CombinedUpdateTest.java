@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.CompareExchangeResult;
@@ -33,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -73,6 +75,41 @@ class CombinedUpdateTest {
         release.countDown();
         pool.shutdownNow();
         cluster.close();
+    }
+
+    // ---- escalation
+
+    @Test
+    void anUpdateRefusedEnoughTimesFinishesUnderTheKeysFairLockAndReleasesIt() {
+        RatchetClient other = cluster.client(InProcessCluster.options(N1));
+        List<RetryEvent> events = new CopyOnWriteArrayList<>();
+        Retry escalating = retry.withEscalation(1).withListener(events::add);
+        AtomicBoolean interfered = new AtomicBoolean();
+
+        CompareExchangeResult r = escalating.update(KEY, Long.class, 5, v -> {
+            if (interfered.compareAndSet(false, true)) {
+                other.put(KEY, 100, other.get(KEY).orElseThrow().index()); // moves the key under the first put
+            }
+            return v + 1;
+        });
+
+        assertEquals(101L, r.valueAs(Long.class), "recomputed from the refusal's state, under the lock");
+        RetryEvent.Escalated escalated = events.stream().filter(RetryEvent.Escalated.class::isInstance)
+                .map(RetryEvent.Escalated.class::cast).findFirst().orElseThrow();
+        assertEquals("retry/" + KEY, escalated.lock());
+        assertEquals(1, escalated.refusals());
+        assertTrue(escalated.fencingToken() > 0);
+        assertTrue(events.indexOf(escalated) < events.size() - 1
+                && events.get(events.size() - 1) instanceof RetryEvent.Committed, "the commit came after the lock: " + events);
+        assertEquals(List.of(), client.list("fair-locks/retry/", 0, 10), "the lock is released when the update is done");
+    }
+
+    @Test
+    void anUncontendedUpdateNeverTakesTheLock() {
+        List<RetryEvent> events = new CopyOnWriteArrayList<>();
+        retry.withEscalation(1).withListener(events::add).update(KEY, Long.class, 3, v -> v + 1);
+        assertTrue(events.stream().noneMatch(RetryEvent.Escalated.class::isInstance), events.toString());
+        assertThrows(IllegalArgumentException.class, () -> retry.withEscalation(0));
     }
 
     // ---- combining
