@@ -12,14 +12,18 @@ import java.util.Locale;
  * @param attemptsPerCommit conditional writes per committed operation (1.0 without retries)
  * @param exhausted         operations that gave up after {@link Workload#MAX_ATTEMPTS} refused writes
  * @param errors            operations that failed with an exception during the measured seconds
+ * @param clientSpread      the most commits one client made over the fewest another made: 1.0 is even
+ *                          (a fair lock's aim); NaN when a client made none (printed as null). Not in
+ *                          peerbench's line; an extra field at the end.
  */
 public record BenchReport(String workload, int clients, int instances, double seconds, double commitsPerSecond, double p50Millis,
-                          double p99Millis, double attemptsPerCommit, long exhausted, long errors) {
+                          double p99Millis, double attemptsPerCommit, long exhausted, long errors, double clientSpread) {
 
     public String toJsonLine() {
         return String.format(Locale.ROOT, "{\"system\":\"ratchet\",\"workload\":\"%s\",\"clients\":%d,\"instances\":%d,\"seconds\":%.1f,"
                         + "\"commits_per_s\":%.0f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,\"attempts_per_commit\":%.2f,"
-                        + "\"exhausted\":%d,\"errors\":%d}",
-                workload, clients, instances, seconds, commitsPerSecond, p50Millis, p99Millis, attemptsPerCommit, exhausted, errors);
+                        + "\"exhausted\":%d,\"errors\":%d,\"client_spread\":%s}",
+                workload, clients, instances, seconds, commitsPerSecond, p50Millis, p99Millis, attemptsPerCommit, exhausted, errors,
+                Double.isNaN(clientSpread) ? "null" : String.format(Locale.ROOT, "%.2f", clientSpread));
     }
 }

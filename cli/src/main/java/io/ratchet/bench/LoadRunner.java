@@ -4,6 +4,7 @@ import io.ratchet.client.RatchetClient;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -61,9 +62,11 @@ public final class LoadRunner {
         String run = Long.toString(System.currentTimeMillis(), 36);
         Workload.Clients prepared = workload.prepare(instances, run, clients, stopping::get);
         List<Thread> threads = new ArrayList<>();
+        LongAdder[] perClient = new LongAdder[clients];
         for (int n = 0; n < clients; n++) {
             Workload.Operation operation = prepared.client(n);
-            Thread t = new Thread(() -> loop(operation), "bench-client-" + n);
+            LongAdder mine = perClient[n] = new LongAdder();
+            Thread t = new Thread(() -> loop(operation, mine), "bench-client-" + n);
             t.setDaemon(true);
             threads.add(t);
         }
@@ -78,9 +81,12 @@ public final class LoadRunner {
             double seconds = (System.nanoTime() - start) / 1e9;
             Histogram h = latencyMicros.getIntervalHistogram();
             long committed = commits.sum();
+            long most = Arrays.stream(perClient).mapToLong(LongAdder::sum).max().orElse(0);
+            long least = Arrays.stream(perClient).mapToLong(LongAdder::sum).min().orElse(0);
             return new BenchReport(workload.label(), clients, instances.size(), seconds, committed / seconds,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0,
-                    committed == 0 ? 0 : (double) attempts.sum() / committed, exhausted.sum(), errors.sum());
+                    committed == 0 ? 0 : (double) attempts.sum() / committed, exhausted.sum(), errors.sum(),
+                    least == 0 ? Double.NaN : (double) most / least);
         } finally {
             stopping.set(true);
             for (Thread t : threads) {
@@ -90,7 +96,7 @@ public final class LoadRunner {
         }
     }
 
-    private void loop(Workload.Operation operation) {
+    private void loop(Workload.Operation operation, LongAdder mine) {
         while (!stopping.get()) {
             long t0 = System.nanoTime();
             Workload.Outcome outcome;
@@ -112,6 +118,7 @@ public final class LoadRunner {
                 attempts.add(outcome.attempts());
                 if (outcome.committed()) {
                     commits.increment();
+                    mine.increment();
                     latencyMicros.recordValue(micros);
                 } else {
                     exhausted.increment();
