@@ -156,12 +156,7 @@ public final class FairLocks {
 
     /** Extends the lease by its own {@link QueueLease#duration()}, from the renewal's cluster time. */
     public CompletableFuture<QueueLease> renewAsync(QueueLease lease) {
-        return LeaseQueue.checked(() -> {
-            if (lease == null) {
-                throw LeaseQueue.invalid("no lease given");
-            }
-            return renewAsync(lease, lease.duration());
-        });
+        return queue.renew(lease);
     }
 
     /**
@@ -184,12 +179,7 @@ public final class FairLocks {
      * @throws LeaseLostException (through the future) when no entry is at {@code index}, or it ran out
      */
     public CompletableFuture<QueueLease> renewAsync(String name, long index, Duration duration) {
-        return LeaseQueue.checked(() -> {
-            queue.queuePrefix(name);
-            queue.leaseMillis(duration);
-            requireIndex(name, index);
-            return queue.leaseAt(name, index, duration).thenCompose(found -> queue.renew(found, duration));
-        });
+        return queue.renewAt(name, index, duration);
     }
 
     /**
@@ -204,11 +194,7 @@ public final class FairLocks {
 
     /** As {@link #releaseAsync(QueueLease)}, for a holder that kept only the lock's name and the entry's index. */
     public CompletableFuture<Void> releaseAsync(String name, long index) {
-        return LeaseQueue.checked(() -> {
-            queue.queuePrefix(name);
-            requireIndex(name, index);
-            return queue.leaseAt(name, index, null).thenCompose(queue::release);
-        });
+        return queue.releaseAt(name, index);
     }
 
     /**
@@ -276,11 +262,5 @@ public final class FairLocks {
 
     public List<QueueEntry> queue(String name) {
         return RatchetClient.await(queueAsync(name));
-    }
-
-    private static void requireIndex(String name, long index) {
-        if (index <= 0) {
-            throw LeaseQueue.invalid("a held lock's index is above 0; lock '" + name + "' was given " + index);
-        }
     }
 }

@@ -766,6 +766,38 @@ final class LeaseQueue {
         });
     }
 
+    /** Extends {@code lease} by its own duration. */
+    CompletableFuture<QueueLease> renew(QueueLease lease) {
+        return checked(() -> {
+            if (lease == null) {
+                throw invalid("no lease given");
+            }
+            return renew(lease, lease.duration());
+        });
+    }
+
+    /**
+     * Renews the entry at {@code index} in {@code name}'s queue, for a holder that kept only the index (a
+     * command line): lists the queue for its entry, then renews at that index, which is the atomic check.
+     */
+    CompletableFuture<QueueLease> renewAt(String name, long index, Duration duration) {
+        return checked(() -> {
+            queuePrefix(name);
+            leaseMillis(duration);
+            requireIndex(name, index);
+            return leaseAt(name, index, duration).thenCompose(found -> renew(found, duration));
+        });
+    }
+
+    /** Releases the entry at {@code index} in {@code name}'s queue, for a holder that kept only the index. */
+    CompletableFuture<Void> releaseAt(String name, long index) {
+        return checked(() -> {
+            queuePrefix(name);
+            requireIndex(name, index);
+            return leaseAt(name, index, null).thenCompose(this::release);
+        });
+    }
+
     /** The lease of the entry at {@code index} in {@code name}'s queue, for a holder that kept only the index. */
     CompletableFuture<QueueLease> leaseAt(String name, long index, Duration duration) {
         return checked(() -> {

@@ -104,12 +104,7 @@ public final class Semaphores {
 
     /** Extends the lease by its own {@link QueueLease#duration()}; see {@link FairLocks#renewAsync(QueueLease, Duration)}. */
     public CompletableFuture<QueueLease> renewAsync(QueueLease lease) {
-        return LeaseQueue.checked(() -> {
-            if (lease == null) {
-                throw LeaseQueue.invalid("no lease given");
-            }
-            return queue.renew(lease, lease.duration());
-        });
+        return queue.renew(lease);
     }
 
     public CompletableFuture<QueueLease> renewAsync(QueueLease lease, Duration duration) {
@@ -118,12 +113,7 @@ public final class Semaphores {
 
     /** Renews the entry at {@code index}, for a holder that kept only the index. */
     public CompletableFuture<QueueLease> renewAsync(String name, long index, Duration duration) {
-        return LeaseQueue.checked(() -> {
-            queue.queuePrefix(name);
-            queue.leaseMillis(duration);
-            requireIndex(name, index);
-            return queue.leaseAt(name, index, duration).thenCompose(found -> queue.renew(found, duration));
-        });
+        return queue.renewAt(name, index, duration);
     }
 
     /** Gives the permit back (a delete at the entry's current index); the first waiter's watch fires. */
@@ -133,11 +123,7 @@ public final class Semaphores {
 
     /** As {@link #releaseAsync(QueueLease)}, for a holder that kept only the semaphore's name and the entry's index. */
     public CompletableFuture<Void> releaseAsync(String name, long index) {
-        return LeaseQueue.checked(() -> {
-            queue.queuePrefix(name);
-            requireIndex(name, index);
-            return queue.leaseAt(name, index, null).thenCompose(queue::release);
-        });
+        return queue.releaseAt(name, index);
     }
 
     /** The semaphore's number of permits, as its permits item says; empty when nobody has used it yet. */
@@ -206,11 +192,5 @@ public final class Semaphores {
             throw LeaseQueue.invalid("a semaphore has 1.." + MAX_PERMITS + " permits, not " + permits);
         }
         return permits;
-    }
-
-    private static void requireIndex(String name, long index) {
-        if (index <= 0) {
-            throw LeaseQueue.invalid("a held semaphore's index is above 0; semaphore '" + name + "' was given " + index);
-        }
     }
 }
