@@ -51,9 +51,10 @@ class BenchSmokeTest {
                     "--clients", "2", "--client-instances", "2", "--warmup", "0s", "--duration", "1s")));
             List<String> fields = new ArrayList<>();
             line.fieldNames().forEachRemaining(fields::add);
-            // peerbench's fields, and the client instances the clients were spread over
+            // peerbench's fields, in its order, then how evenly the clients were served
             assertEquals(List.of("system", "workload", "clients", "instances", "seconds", "commits_per_s", "p50_ms", "p99_ms",
-                    "attempts_per_commit", "exhausted", "errors"), fields);
+                    "attempts_per_commit", "exhausted", "errors", "client_spread"), fields);
+            assertTrue(line.get("client_spread").isNull() || line.get("client_spread").asDouble() >= 1.0, line.toString());
             assertEquals(2, line.get("instances").asInt());
             assertEquals("ratchet", line.get("system").asText());
             assertEquals("lock", line.get("workload").asText());
