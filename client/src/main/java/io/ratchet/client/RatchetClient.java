@@ -325,7 +325,8 @@ public final class RatchetClient implements AutoCloseable {
      * watch is armed again (on another node if need be) from the same {@code afterIndex}: indexes are
      * durable, so a change committed meanwhile is reported at once. It ends by {@code timeout} plus
      * {@link #WATCH_SLACK}, always: with an answer, or with {@link ClusterUnavailableException} when no
-     * node answered in that time.
+     * node answered in that time. Cancelling the returned future ends the watch: it is not armed again
+     * after the slice in flight (which the node ends within two seconds).
      */
     public CompletableFuture<WatchResult> watchAsync(String key, long afterIndex, Duration timeout) {
         if (timeout == null || timeout.compareTo(MAX_WATCH) > 0 || timeout.isNegative() || timeout.isZero()) {
@@ -338,7 +339,15 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return watchFrom(key, afterIndex, System.nanoTime() + timeout.toNanos());
+        CompletableFuture<WatchResult> result = new CompletableFuture<>();
+        watchFrom(key, afterIndex, System.nanoTime() + timeout.toNanos(), result).whenComplete((w, error) -> {
+            if (error != null) {
+                result.completeExceptionally(unwrap(error));
+            } else if (w != null) {
+                result.complete(w);
+            }
+        });
+        return result;
     }
 
     /**
@@ -347,7 +356,7 @@ public final class RatchetClient implements AutoCloseable {
      * slice, not for the whole timeout; a slice that got no answer is followed by the next while time
      * is left, and the last one ends by {@code ends} plus {@link #WATCH_SLACK}.
      */
-    private CompletableFuture<WatchResult> watchFrom(String key, long afterIndex, long ends) {
+    private CompletableFuture<WatchResult> watchFrom(String key, long afterIndex, long ends, CompletableFuture<WatchResult> result) {
         long now = System.nanoTime();
         long sliceEnds = Math.min(ends, now + WATCH_SLICE.toNanos());
         // Each attempt asks its node to wait only for what is left of the slice; past the end, for a
@@ -364,14 +373,19 @@ public final class RatchetClient implements AutoCloseable {
                     if (error != null) {
                         // A closed client answers at once: armed again, the watch would recurse until its
                         // time ran out (or the stack did).
+                        if (result.isDone()) {
+                            return CompletableFuture.<WatchResult>completedFuture(null); // cancelled: not armed again
+                        }
                         if (more && unwrap(error) instanceof ClusterUnavailableException && !transport.closed()) {
-                            return watchFrom(key, afterIndex, ends);
+                            return watchFrom(key, afterIndex, ends, result);
                         }
                         return CompletableFuture.<WatchResult>failedFuture(unwrap(error));
                     }
                     Result.Watched w = (Result.Watched) accepted(results.get(0));
                     if (!w.changed() && more) {
-                        return watchFrom(key, afterIndex, ends);
+                        // Cancelled (the caller no longer waits): the slice that answered is the last one.
+                        return result.isDone() ? CompletableFuture.<WatchResult>completedFuture(null)
+                                : watchFrom(key, afterIndex, ends, result);
                     }
                     return CompletableFuture.completedFuture(
                             new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item())));

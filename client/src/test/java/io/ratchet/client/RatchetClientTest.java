@@ -47,6 +47,25 @@ class RatchetClientTest {
         cluster.close();
     }
 
+    // ---- cancelling a watch
+
+    @Test
+    void aCancelledWatchIsNotArmedAgainWhileAnUncancelledOneIs() {
+        long index = client.put("watched/k", 1, 0).index();
+        CompletableFuture<WatchResult> kept = client.watchAsync("watched/k", index, Duration.ofSeconds(20));
+        CompletableFuture<WatchResult> cancelled = client.watchAsync("watched/k", index, Duration.ofSeconds(20));
+        await().atMost(Duration.ofSeconds(2)).until(() -> cluster.pendingWatches() == 2);
+
+        assertTrue(cancelled.cancel(false));
+
+        // The cancelled watch's slice (at most two seconds) ends and is not armed again; the other is.
+        await().atMost(Duration.ofSeconds(5)).until(() -> cluster.pendingWatches() == 1);
+        await().during(Duration.ofMillis(2_500)).atMost(Duration.ofSeconds(4)).until(() -> cluster.pendingWatches() == 1);
+        assertFalse(kept.isDone());
+        client.put("watched/k", 2, index);
+        assertTrue(kept.join().changed(), "the kept watch still answers the change");
+    }
+
     // ---- conditional writes
 
     @Test

@@ -5,6 +5,7 @@ import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.client.WatchResult;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Keys;
@@ -21,6 +22,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -696,14 +698,18 @@ final class LeaseQueue {
      */
     private CompletableFuture<Void> woken(List<Item> watched, boolean followRenewals, long millis) {
         CompletableFuture<Void> woken = new CompletableFuture<>();
+        List<CompletableFuture<WatchResult>> armed = new CopyOnWriteArrayList<>();
+        // Once one watch wakes the waiter, the others are of no use: cancelled, they are not armed again.
+        woken.whenComplete((ignored, error) -> armed.forEach(f -> f.cancel(false)));
         long ends = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(millis);
         for (Item entry : watched) {
-            watch(entry.key(), entry.index(), entry.createdIndex(), followRenewals, ends, woken);
+            watch(entry.key(), entry.index(), entry.createdIndex(), followRenewals, ends, woken, armed);
         }
         return woken;
     }
 
-    private void watch(String key, long after, long place, boolean followRenewals, long ends, CompletableFuture<Void> woken) {
+    private void watch(String key, long after, long place, boolean followRenewals, long ends, CompletableFuture<Void> woken,
+                       List<CompletableFuture<WatchResult>> armed) {
         long left = TimeUnit.NANOSECONDS.toMillis(ends - nanoClock.getAsLong());
         if (woken.isDone()) {
             return;
@@ -712,26 +718,31 @@ final class LeaseQueue {
             woken.complete(null);
             return;
         }
-        client.watchAsync(key, after, Duration.ofMillis(Math.min(left, RatchetClient.MAX_WATCH.toMillis())))
-                .whenComplete((answer, error) -> {
-                    if (woken.isDone()) {
-                        return;
-                    }
-                    if (error != null) {
-                        if (unwrap(error) instanceof InvalidRequestException bad) {
-                            woken.completeExceptionally(bad);
-                        } else {
-                            woken.complete(null);
-                        }
-                        return;
-                    }
-                    Item now = answer.item().orElse(null);
-                    if (followRenewals && answer.changed() && now != null && now.createdIndex() == place && !expired(now)) {
-                        watch(key, now.index(), place, true, ends, woken);
-                        return;
-                    }
+        CompletableFuture<WatchResult> watch = client.watchAsync(key, after,
+                Duration.ofMillis(Math.min(left, RatchetClient.MAX_WATCH.toMillis())));
+        armed.add(watch);
+        if (woken.isDone()) {
+            watch.cancel(false);
+        }
+        watch.whenComplete((answer, error) -> {
+            if (woken.isDone()) {
+                return;
+            }
+            if (error != null) {
+                if (unwrap(error) instanceof InvalidRequestException bad) {
+                    woken.completeExceptionally(bad);
+                } else {
                     woken.complete(null);
-                });
+                }
+                return;
+            }
+            Item now = answer.item().orElse(null);
+            if (followRenewals && answer.changed() && now != null && now.createdIndex() == place && !expired(now)) {
+                watch(key, now.index(), place, true, ends, woken, armed);
+                return;
+            }
+            woken.complete(null);
+        });
     }
 
     // ---- renew, release
