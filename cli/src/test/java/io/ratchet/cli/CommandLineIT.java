@@ -362,7 +362,7 @@ class CommandLineIT {
     private static synchronized int basePort() throws IOException {
         if (base == null) {
             for (int tries = 0; base == null && tries < 50; tries++) {
-                int candidate = ThreadLocalRandom.current().nextInt(20_000, 40_000);
+                int candidate = ThreadLocalRandom.current().nextInt(20_000, 31_000); // below the ephemeral range
                 // The nodes' ports, and their HTTP ports (scripts/cluster puts them at BASE+11..).
                 if (free(candidate + 1) && free(candidate + 2) && free(candidate + 3)
                         && free(candidate + 11) && free(candidate + 12) && free(candidate + 13)) {

@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.UnaryOperator;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -186,12 +187,21 @@ public final class LocalCluster implements AutoCloseable {
         stopAll();
     }
 
+    /**
+     * A free port below the kernel's ephemeral range (32768 and up on Linux). A port from that range
+     * (what {@code new ServerSocket(0)} gives) can be handed to some outgoing connection while its node
+     * is stopped, and then the node cannot start again on it: Ratis exits the JVM when its server cannot
+     * bind, which crashed a restart test once.
+     */
     private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (int tries = 0; tries < 200; tries++) {
+            int candidate = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+            try (ServerSocket socket = new ServerSocket(candidate)) {
+                return socket.getLocalPort();
+            } catch (IOException taken) {
+                // try another
+            }
         }
+        throw new UncheckedIOException(new IOException("no free port found in 20000..31999"));
     }
 }
