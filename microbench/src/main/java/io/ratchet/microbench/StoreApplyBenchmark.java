@@ -47,18 +47,7 @@ public class StoreApplyBenchmark {
     @Setup(Level.Trial)
     public void fill() {
         store = new CompareExchangeStore();
-        index = 0;
-        List<Request> batch = new ArrayList<>();
-        for (int i = 0; i < items; i++) {
-            batch.add(Request.of(List.of(new Command.Put("users/" + i, "{\"name\":\"user " + i + "\"}", 0, null))));
-            if (batch.size() == 1000) {
-                store.applyEntry(Entry.untagged(1_000, batch), ++index);
-                batch.clear();
-            }
-        }
-        if (!batch.isEmpty()) {
-            store.applyEntry(Entry.untagged(1_000, batch), ++index);
-        }
+        index = StoreFill.users(items, (entry, i) -> store.applyEntry(entry, i));
         sequence = 0;
     }
 

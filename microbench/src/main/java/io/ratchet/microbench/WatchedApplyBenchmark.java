@@ -6,7 +6,6 @@ import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Request;
 import io.ratchet.statemachine.ApplyWithWatches;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,18 +52,7 @@ public class WatchedApplyBenchmark {
     @Setup(Level.Trial)
     public void fill() {
         node = new ApplyWithWatches();
-        index = 0;
-        List<Request> batch = new ArrayList<>();
-        for (int i = 0; i < items; i++) {
-            batch.add(Request.of(List.of(new Command.Put("users/" + i, "{\"name\":\"user " + i + "\"}", 0, null))));
-            if (batch.size() == 1000) {
-                node.apply(Entry.untagged(1_000, batch), ++index);
-                batch.clear();
-            }
-        }
-        if (!batch.isEmpty()) {
-            node.apply(Entry.untagged(1_000, batch), ++index);
-        }
+        index = StoreFill.users(items, (entry, i) -> node.apply(entry, i));
         for (int i = 0; i < watches; i++) {
             String key = "users/" + (i % items);
             node.park(new Query.Watch(key, node.store().lastChange(key), PARKED_MILLIS));
