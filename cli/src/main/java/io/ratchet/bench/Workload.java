@@ -161,7 +161,9 @@ public enum Workload {
                 throw new IllegalStateException("counter " + key + " is gone");
             }
             current = r.item();
-            pause(HOT_BACKOFF.delay(attempts, ThreadLocalRandom.current()));
+            // Whole milliseconds, 0..ceiling, as peerbench's loop draws them (Thread.sleep with nanoseconds
+            // rounds up to the next millisecond on Java 17, which would make every pause longer).
+            pause(ThreadLocalRandom.current().nextLong(HOT_BACKOFF.ceilingNanos(attempts) / 1_000_000 + 1));
         }
         return new Outcome(false, attempts);
     }
@@ -214,9 +216,9 @@ public enum Workload {
         };
     }
 
-    private static void pause(Duration pause) {
+    private static void pause(long millis) {
         try {
-            Thread.sleep(pause.toMillis(), pause.toNanosPart() % 1_000_000);
+            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
