@@ -97,11 +97,9 @@ final class LockCommand implements Runnable {
         @Override
         int run(RatchetClient c) {
             try {
-                if (fair) {
-                    print(lease("renewed", new FairLocks(c).renew(name, index, Durations.parse(lease))));
-                    return ExitCode.DONE;
-                }
-                print(lease("renewed", c.locks().renew(name, index, Durations.parse(lease))));
+                Duration duration = Durations.parse(lease);
+                print(fair ? lease("renewed", new FairLocks(c).renew(name, index, duration))
+                        : lease("renewed", c.locks().renew(name, index, duration)));
                 return ExitCode.DONE;
             } catch (LeaseLostException e) {
                 print(refused("renewed", name, e.holder()));
@@ -127,10 +125,7 @@ final class LockCommand implements Runnable {
                 } else {
                     c.locks().release(name, index);
                 }
-                ObjectNode o = Output.object();
-                o.put("released", true);
-                o.put("name", name);
-                print(o);
+                print(released(name));
                 return ExitCode.DONE;
             } catch (LeaseLostException e) {
                 print(refused("released", name, e.holder()));
@@ -162,6 +157,14 @@ final class LockCommand implements Runnable {
     }
 
     /** Why nothing happened: who holds the lock now (null when nobody does). */
+    /** What a release that went through prints. */
+    static ObjectNode released(String name) {
+        ObjectNode o = Output.object();
+        o.put("released", true);
+        o.put("name", name);
+        return o;
+    }
+
     static ObjectNode refused(String verb, String name, Optional<LockHolder> holder) {
         ObjectNode o = Output.object();
         o.put(verb, false);

@@ -113,10 +113,7 @@ final class SemaphoreCommand implements Runnable {
         int run(RatchetClient c) {
             try {
                 new Semaphores(c).release(name, index);
-                ObjectNode o = Output.object();
-                o.put("released", true);
-                o.put("name", name);
-                print(o);
+                print(LockCommand.released(name));
                 return ExitCode.DONE;
             } catch (LeaseLostException e) {
                 print(LockCommand.refused("released", name, e.holder()));

@@ -38,11 +38,7 @@ final class StatsCommand extends ClientCommand {
                 row.put("attempts", k.attempts());
                 row.put("commits", k.commits());
                 row.put("refused", k.refused());
-                if (k.commits() > 0) {
-                    row.put("attemptsPerCommit", (double) k.attempts() / k.commits());
-                } else {
-                    row.putNull("attemptsPerCommit");
-                }
+                row.put("attemptsPerCommit", k.attemptsPerCommit());
             }
             ArrayNode mine = o.putArray("client");
             for (Metrics.KeyStats k : client) {
@@ -62,7 +58,7 @@ final class StatsCommand extends ClientCommand {
             }
             for (Result.KeyContention k : cluster.value().keys()) {
                 out().printf("  %-40s attempts %-8d commits %-8d refused %-8d attempts/commit %s%n", k.key(), k.attempts(),
-                        k.commits(), k.refused(), k.commits() == 0 ? "-" : String.format("%.2f", (double) k.attempts() / k.commits()));
+                        k.commits(), k.refused(), k.attemptsPerCommit() == null ? "-" : String.format("%.2f", k.attemptsPerCommit()));
             }
             out().println("this client: " + (client.isEmpty() ? "no retry loop ran in this process" : ""));
             for (Metrics.KeyStats k : client) {

@@ -87,5 +87,9 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
 
     /** One key's conditions: tried, held with their write applied, and refused. */
     record KeyContention(String key, long attempts, long commits, long refused) {
+        /** Attempts per commit; null for a key that never committed. */
+        public Double attemptsPerCommit() {
+            return commits == 0 ? null : (double) attempts / commits;
+        }
     }
 }
