@@ -42,6 +42,7 @@ public final class Codec {
     private static final byte PUT_DOCUMENT = 6;
     private static final byte DELETE_DOCUMENT = 7;
     private static final byte OPEN_SESSION = 8;
+    private static final byte SET_QUOTA = 9;
 
     private static final byte GET = 1;
     private static final byte GET_ALL = 2;
@@ -64,6 +65,8 @@ public final class Codec {
     private static final byte SESSION_OPENED = 10;
     private static final byte SESSION_EXPIRED = 11;
     private static final byte CONTENTION = 12;
+    private static final byte QUOTA_EXCEEDED = 13;
+    private static final byte QUOTA = 14;
 
     /** Entries may hold several requests (group commit), so counts inside them get a generous bound. */
     private static final int MAX_COUNT = 1 << 20;
@@ -310,6 +313,10 @@ public final class Codec {
             out.writeByte(OPEN_SESSION);
             out.writeLong(o.id());
             out.writeLong(o.timeoutMillis());
+        } else if (command instanceof Command.SetQuota q) {
+            out.writeByte(SET_QUOTA);
+            out.writeLong(q.bytes());
+            out.writeBoolean(q.ifUnset());
         } else if (command instanceof Command.Sweep s) {
             out.writeByte(SWEEP);
             out.writeInt(s.candidates().size());
@@ -342,6 +349,9 @@ public final class Codec {
         }
         if (type == OPEN_SESSION) {
             return new Command.OpenSession(in.readLong(), in.readLong());
+        }
+        if (type == SET_QUOTA) {
+            return new Command.SetQuota(in.readLong(), in.readBoolean());
         }
         Command.Op op = readOp(in, type);
         if (op instanceof Command c) {
@@ -517,6 +527,8 @@ public final class Codec {
             out.writeLong(s.appliedIndex());
             out.writeLong(s.clusterTime());
             out.writeLong(s.itemCount());
+            out.writeLong(s.usedBytes());
+            out.writeLong(s.quotaBytes());
         } else if (result instanceof Result.Watched w) {
             out.writeByte(WATCHED);
             out.writeBoolean(w.changed());
@@ -539,6 +551,15 @@ public final class Codec {
                 out.writeLong(k.commits());
                 out.writeLong(k.refused());
             }
+        } else if (result instanceof Result.QuotaExceeded q) {
+            out.writeByte(QUOTA_EXCEEDED);
+            out.writeLong(q.used());
+            out.writeLong(q.quota());
+            out.writeLong(q.needed());
+        } else if (result instanceof Result.Quota q) {
+            out.writeByte(QUOTA);
+            out.writeLong(q.used());
+            out.writeLong(q.quota());
         } else if (result instanceof Result.DocumentFound d) {
             out.writeByte(DOCUMENT_FOUND);
             out.writeBoolean(d.document() != null);
@@ -575,7 +596,10 @@ public final class Codec {
                 }
                 yield new Result.Items(items);
             }
-            case STATS_RESULT -> new Result.Stats(in.readLong(), in.readLong(), in.readLong());
+            case STATS_RESULT -> new Result.Stats(in.readLong(), in.readLong(), in.readLong(), in.readLong(),
+                    in.readLong());
+            case QUOTA_EXCEEDED -> new Result.QuotaExceeded(in.readLong(), in.readLong(), in.readLong());
+            case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
             case WATCHED -> new Result.Watched(in.readBoolean(), in.readLong(), readNullableItem(in));
             case DOCUMENT_FOUND -> new Result.DocumentFound(in.readBoolean() ? readDocument(in) : null);
             case SESSION_OPENED -> new Result.SessionOpened(in.readLong(), in.readLong());

@@ -9,7 +9,7 @@ import java.util.Set;
  * of the entry that last wrote it; index 0 names an absent item.
  */
 public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep,
-        Command.OpenSession {
+        Command.OpenSession, Command.SetQuota {
 
     /** Checks the command's own fields; throws {@link InvalidCommandException} when one is bad. */
     void validate();
@@ -195,6 +195,22 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
             if (timeoutMillis < MIN_TIMEOUT_MILLIS || timeoutMillis > MAX_TIMEOUT_MILLIS) {
                 throw new InvalidCommandException("session timeout must be " + MIN_TIMEOUT_MILLIS + " ms .. "
                         + MAX_TIMEOUT_MILLIS / 60_000 + " min, not " + timeoutMillis + " ms");
+            }
+        }
+    }
+
+    /**
+     * Sets the storage quota: writes that would take the state's size (see {@link Result.Quota}) over
+     * {@code bytes} are refused from this entry on. Lowering it below what is in use refuses growth until
+     * enough is deleted; nothing is removed. With {@code ifUnset}, it applies only when no quota was
+     * ever set (how a node's configured quota is proposed at bootstrap without overriding an operator's).
+     */
+    record SetQuota(long bytes, boolean ifUnset) implements Command {
+        @Override
+        public void validate() {
+            if (bytes < Limits.MIN_QUOTA_BYTES || bytes > Limits.MAX_QUOTA_BYTES) {
+                throw new InvalidCommandException("quota must be " + Limits.MIN_QUOTA_BYTES + " .. "
+                        + Limits.MAX_QUOTA_BYTES + " bytes (1 MiB .. 1 TiB), not " + bytes);
             }
         }
     }

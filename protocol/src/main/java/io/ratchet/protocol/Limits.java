@@ -25,6 +25,19 @@ public final class Limits {
     /** Keys under this prefix belong to Atomic Guards; plain compare-exchange writes to them are refused. */
     public static final String RESERVED_GUARD_PREFIX = "rvn-atomic/";
 
+    /**
+     * The storage quota a cluster starts with, in the store's own units (see {@code Footprint}): 256 MiB.
+     * Every replica starts from the same number, so they refuse the same writes before an operator sets
+     * another (a node's {@code quota.bytes}, proposed once through the log, or {@code ratchet quota set}).
+     */
+    public static final long DEFAULT_QUOTA_BYTES = 256L << 20;
+    /** The smallest quota a cluster takes: below it a few large values would fill it. */
+    public static final long MIN_QUOTA_BYTES = 1L << 20;
+    /** The largest: 1 TiB, beyond any heap a node can run with. */
+    public static final long MAX_QUOTA_BYTES = 1L << 40;
+    /** At this share of the quota in use a node raises its alarm (status, metrics, log), before writes are refused. */
+    public static final int QUOTA_ALARM_PERCENT = 80;
+
     private Limits() {
     }
 }

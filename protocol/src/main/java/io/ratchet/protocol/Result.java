@@ -5,7 +5,7 @@ import java.util.List;
 /** What a node answers to a command or query. A failed condition is a normal result, not an error. */
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
-        Result.SessionExpired, Result.Contention {
+        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.Quota {
 
     /**
      * The outcome of a put or delete. On success, {@code item} is the state after it (null after a
@@ -49,8 +49,16 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
         }
     }
 
-    /** A node's applied index, cluster time (epoch milliseconds) and item count. */
-    record Stats(long appliedIndex, long clusterTime, long itemCount) implements Result {
+    /**
+     * A node's applied index, cluster time (epoch milliseconds), item count, and the state's size and
+     * quota (see {@link Quota}).
+     */
+    record Stats(long appliedIndex, long clusterTime, long itemCount, long usedBytes, long quotaBytes)
+            implements Result {
+        /** Whether the state has reached {@link Limits#QUOTA_ALARM_PERCENT} of its quota. */
+        public boolean quotaAlarm() {
+            return Quota.alarm(usedBytes, quotaBytes);
+        }
     }
 
     /**
@@ -82,6 +90,33 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
     record Contention(long since, List<KeyContention> keys) implements Result {
         public Contention {
             keys = List.copyOf(keys);
+        }
+    }
+
+    /**
+     * A write refused because it would take the state over its quota; nothing was written. Deletes,
+     * and writes that do not grow the state, are never refused this way.
+     *
+     * @param used   the state's size before the write, in the quota's units
+     * @param quota  the quota
+     * @param needed how much the write would have added
+     */
+    record QuotaExceeded(long used, long quota, long needed) implements Result {
+    }
+
+    /**
+     * The state's size and its quota. Size is counted in fixed units, never asked of the JVM: the UTF-8
+     * bytes of keys, values and metadata, documents, idempotency results and sessions, plus a fixed
+     * overhead for each, so every replica counts the same.
+     */
+    record Quota(long used, long quota) implements Result {
+        /** Whether {@code used} has reached {@link Limits#QUOTA_ALARM_PERCENT} of {@code quota}. */
+        public static boolean alarm(long used, long quota) {
+            return used * 100 >= quota * Limits.QUOTA_ALARM_PERCENT;
+        }
+
+        public boolean alarm() {
+            return alarm(used, quota);
         }
     }
 

@@ -21,7 +21,8 @@ class CodecTest {
                     new Command.DeleteDocument("users/2", 12))),
             new Command.Sweep(List.of(new Command.KeyIndex("x", 4))));
     private static final List<Request> REQUESTS = List.of(Request.of(COMMANDS),
-            new Request("idem-1", 60_000, List.of(new Command.Delete("k", 1))));
+            new Request("idem-1", 60_000, List.of(new Command.Delete("k", 1))),
+            Request.of(List.of(new Command.SetQuota(64L << 20, true))));
 
     @Test
     void requestsEncodedOneByOneJoinIntoTheSameMessageAsEncodedTogether() {
@@ -65,7 +66,9 @@ class CodecTest {
                 new Result.Found(null),
                 new Result.Found(item),
                 new Result.Items(List.of(item, new Item("b", "2", 2, 2, 0, null))),
-                new Result.Stats(10, 20, 30),
+                new Result.Stats(10, 20, 30, 4_096, 1 << 20),
+                new Result.QuotaExceeded(1_000, 1 << 20, 300),
+                new Result.Quota(1_000, 1 << 20),
                 new Result.Watched(true, 5, null),
                 new Result.DocumentFound(new Document("users/1", "{}", 8)),
                 new Result.DocumentFound(null),

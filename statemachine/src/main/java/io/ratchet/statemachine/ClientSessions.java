@@ -58,6 +58,8 @@ final class ClientSessions {
 
     private final Map<Long, Session> sessions = new HashMap<>();
     private final NavigableSet<Expiry> byExpiry = new TreeSet<>();
+    /** The open sessions' {@link Footprint}s, summed. */
+    private long footprint;
 
     /** Opens a session, or answers as before when it is open already (a resent open). */
     Result open(Command.OpenSession open, long clusterTime) {
@@ -95,7 +97,9 @@ final class ClientSessions {
                     + ": sequence " + batch.sequence() + " was applied before and its answer delivered"));
         }
         s.lastSequence = batch.sequence();
+        footprint -= Footprint.results(s.lastResults);
         s.lastResults = List.copyOf(apply.get());
+        footprint += Footprint.results(s.lastResults);
         return s.lastResults;
     }
 
@@ -107,12 +111,16 @@ final class ClientSessions {
                 return;
             }
             it.remove();
-            sessions.remove(e.id());
+            footprint -= Footprint.session(sessions.remove(e.id()).lastResults);
         }
     }
 
     int size() {
         return sessions.size();
+    }
+
+    long footprint() {
+        return footprint;
     }
 
     /** For snapshots: every open session, in no particular order. */
@@ -124,10 +132,12 @@ final class ClientSessions {
     void restore(Session s) {
         sessions.put(s.id, s);
         byExpiry.add(s.expiry());
+        footprint += Footprint.session(s.lastResults);
     }
 
     private void remove(Session s) {
         byExpiry.remove(s.expiry());
         sessions.remove(s.id);
+        footprint -= Footprint.session(s.lastResults);
     }
 }

@@ -10,6 +10,7 @@ import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Keys;
+import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
@@ -47,11 +48,9 @@ public final class CompareExchangeStore {
     /** Deleted keys remembered for watches; beyond this the oldest are dropped (see {@link #lastChange}). */
     static final int MAX_TOMBSTONES = 65_536;
 
-    /** Items by normalized (lower-case) key, so iteration is in key order. */
-    private final NavigableMap<String, Item> items = new TreeMap<>();
+    /** Items by normalized (lower-case) key, in key order, with their expiry order. */
+    private final ItemTable items = new ItemTable();
     private final NavigableMap<String, Document> documents = new TreeMap<>();
-    /** Items that expire, by expiry then key: what a sweep looks at. */
-    private final NavigableSet<Expiring> expiring = new TreeSet<>();
     /** Normalized key to the index that deleted it, oldest first. */
     private final LinkedHashMap<String, Long> tombstones = new LinkedHashMap<>();
     /** Every deletion not in {@code tombstones} happened at or before this index. */
@@ -60,6 +59,13 @@ public final class CompareExchangeStore {
     private final RequestFingerprint fingerprints = new RequestFingerprint();
     private final NavigableSet<Expiring> rememberedUntil = new TreeSet<>();
     private final ClientSessions sessions = new ClientSessions();
+    /** The documents' and the remembered results' {@link Footprint}s, summed (the items' own their table). */
+    private long documentBytes;
+    private long rememberedBytes;
+    /** The most the state may count (see {@link Footprint}); writes that would pass it are refused. */
+    private long quota = Limits.DEFAULT_QUOTA_BYTES;
+    /** Whether a {@link Command.SetQuota} ever applied (else {@link #quota} is the default). */
+    private boolean quotaSet;
     private long clusterTime;
     private long lastEntryIndex;
     /** Told of every condition evaluated; not state (see {@link KeyContention}). */
@@ -147,8 +153,7 @@ public final class CompareExchangeStore {
         }
         if (key != null && request.retentionMillis() > 0) {
             long until = clusterTime + Math.min(request.retentionMillis(), Request.MAX_RETENTION_MILLIS);
-            remembered.put(key, new Remembered(until, fingerprint, true, List.copyOf(results)));
-            rememberedUntil.add(new Expiring(until, key));
+            remember(key, new Remembered(until, fingerprint, true, List.copyOf(results)));
         }
         return results;
     }
@@ -175,8 +180,15 @@ public final class CompareExchangeStore {
                 break;
             }
             it.remove();
-            remembered.remove(e.id());
+            Remembered r = remembered.remove(e.id());
+            rememberedBytes -= Footprint.remembered(e.id(), r.results());
         }
+    }
+
+    private void remember(String key, Remembered r) {
+        remembered.put(key, r);
+        rememberedUntil.add(new Expiring(r.until(), key));
+        rememberedBytes += Footprint.remembered(key, r.results());
     }
 
     /**
@@ -204,16 +216,37 @@ public final class CompareExchangeStore {
         if (command instanceof Command.OpenSession o) {
             return sessions.open(o, clusterTime);
         }
+        if (command instanceof Command.SetQuota q) {
+            if (!(q.ifUnset() && quotaSet)) {
+                quota = q.bytes();
+                quotaSet = true;
+            }
+            return new Result.Quota(used(), quota);
+        }
         Command.Op op = (Command.Op) command;
         String id = Keys.normalize(op.key());
         Item current = items.get(id);
-        boolean held = holds(op, current, clusterTime);
-        count(id, op.key(), held, held);
-        if (!held) {
+        if (!holds(op, current, clusterTime)) {
+            count(id, op.key(), false, false);
             return new Result.Write(false, current == null ? op.key() : current.key(), current);
         }
-        Item after = write(op, current, logIndex, clusterTime);
+        Planned write = plan(op, current, logIndex, clusterTime);
+        Result overQuota = overQuota(write.growth());
+        count(id, op.key(), true, overQuota == null);
+        if (overQuota != null) {
+            return overQuota;
+        }
+        Item after = commit(write, logIndex);
         return new Result.Write(true, after != null ? after.key() : current.key(), after);
+    }
+
+    /**
+     * The refusal of a write that would add {@code growth} to the state and take it over its quota; null
+     * when it may go ahead. A write that adds nothing is never refused, so deletes always free space.
+     */
+    private Result overQuota(long growth) {
+        long used = used();
+        return growth > 0 && used + growth > quota ? new Result.QuotaExceeded(used, quota, growth) : null;
     }
 
     /** Whether an operation's condition holds against the item its key names now. */
@@ -233,34 +266,62 @@ public final class CompareExchangeStore {
         return current != null && op.index() == currentIndex;
     }
 
-    /** Applies an operation whose condition holds; returns the item its key names afterwards (null if none). */
-    private Item write(Command.Op op, Item current, long logIndex, long clusterTime) {
+    /**
+     * What an operation whose condition holds will write: the item its key names afterwards (null when it
+     * deletes it), and for a document operation the document before and after. Planned before anything
+     * is written, so a write over the quota, or a transaction with one, is refused whole.
+     */
+    private record Planned(Command.Op op, Item current, Item after, Document documentBefore, Document documentAfter) {
+        long growth() {
+            return Footprint.item(after) - Footprint.item(current)
+                    + Footprint.document(documentAfter) - Footprint.document(documentBefore);
+        }
+    }
+
+    private Planned plan(Command.Op op, Item current, long logIndex, long clusterTime) {
         if (op instanceof Command.Put p) {
             boolean creates = current == null || p.index() == 0;
             long expiresAt = p.ttlMillis() > 0 ? clusterTime + p.ttlMillis() : Expiry.fromMetadata(p.metadata());
             String metadata = p.ttlMillis() > 0 ? Expiry.withExpiry(p.metadata(), expiresAt) : p.metadata();
             // A new item (or one replacing an expired holder) takes this spelling and this index as its creation.
-            return putItem(new Item(creates ? p.key() : current.key(), p.value(), logIndex,
-                    creates ? logIndex : current.createdIndex(), expiresAt, metadata));
+            return new Planned(op, current, new Item(creates ? p.key() : current.key(), p.value(), logIndex,
+                    creates ? logIndex : current.createdIndex(), expiresAt, metadata), null, null);
         }
         if (op instanceof Command.PutDocument d) {
-            String id = Keys.normalize(d.id());
-            Document existing = documents.get(id);
+            Document existing = documents.get(Keys.normalize(d.id()));
             String spelling = existing == null ? d.id() : existing.id();
-            documents.put(id, new Document(spelling, d.json(), logIndex));
-            return putItem(new Item(Document.guardKey(spelling), Json.write(Map.of("Id", spelling)), logIndex,
-                    current == null ? logIndex : current.createdIndex(), 0, null));
+            Item guard = new Item(Document.guardKey(spelling), Json.write(Map.of("Id", spelling)), logIndex,
+                    current == null ? logIndex : current.createdIndex(), 0, null);
+            return new Planned(op, current, guard, existing, new Document(spelling, d.json(), logIndex));
         }
         if (op instanceof Command.DeleteDocument d) {
-            documents.remove(Keys.normalize(d.id()));
-            removeItem(current, logIndex);
-            return null;
+            return new Planned(op, current, null, documents.get(Keys.normalize(d.id())), null);
         }
         if (op instanceof Command.Delete) {
-            removeItem(current, logIndex);
+            return new Planned(op, current, null, null, null);
+        }
+        return new Planned(op, current, current, null, null); // Check writes nothing
+    }
+
+    /** Writes what {@link #plan} planned; returns the item its key names afterwards (null if none). */
+    private Item commit(Planned write, long logIndex) {
+        if (write.op() instanceof Command.Check) {
+            return write.current();
+        }
+        if (write.op() instanceof Command.DocumentOp d) {
+            String docId = Keys.normalize(d.id());
+            documentBytes += Footprint.document(write.documentAfter()) - Footprint.document(write.documentBefore());
+            if (write.documentAfter() == null) {
+                documents.remove(docId);
+            } else {
+                documents.put(docId, write.documentAfter());
+            }
+        }
+        if (write.after() == null) {
+            removeItem(write.current(), logIndex);
             return null;
         }
-        return current; // Check writes nothing
+        return putItem(write.after());
     }
 
     private Result transaction(Command.Transaction t, long logIndex, long clusterTime) {
@@ -278,15 +339,25 @@ public final class CompareExchangeStore {
                 conflicts.add(new Result.Conflict(op.key(), op.index(), current[i] == null ? 0 : current[i].index()));
             }
         }
+        // Keys are distinct (validated), so no operation sees another's write: each finds its item as read.
+        Planned[] writes = new Planned[ops.size()];
+        long growth = 0;
+        for (int i = 0; conflicts.isEmpty() && i < ops.size(); i++) {
+            writes[i] = plan(ops.get(i), current[i], logIndex, clusterTime);
+            growth += writes[i].growth();
+        }
+        Result overQuota = conflicts.isEmpty() ? overQuota(growth) : null;
         for (int i = 0; i < ops.size(); i++) {
-            count(ids[i], ops.get(i).key(), held[i], conflicts.isEmpty());
+            count(ids[i], ops.get(i).key(), held[i], conflicts.isEmpty() && overQuota == null);
         }
         if (!conflicts.isEmpty()) {
             return new Result.Txn(false, 0, conflicts);
         }
-        // Keys are distinct (validated), so no operation sees another's write: each finds its item as read.
-        for (int i = 0; i < ops.size(); i++) {
-            write(ops.get(i), current[i], logIndex, clusterTime);
+        if (overQuota != null) {
+            return overQuota;
+        }
+        for (Planned write : writes) {
+            commit(write, logIndex);
         }
         return new Result.Txn(true, logIndex, List.of());
     }
@@ -317,13 +388,7 @@ public final class CompareExchangeStore {
 
     private Item putItem(Item item) {
         String id = Keys.normalize(item.key());
-        Item previous = items.put(id, item);
-        if (previous != null && previous.expiresAt() != 0) {
-            expiring.remove(new Expiring(previous.expiresAt(), id));
-        }
-        if (item.expiresAt() != 0) {
-            expiring.add(new Expiring(item.expiresAt(), id));
-        }
+        items.put(id, item);
         tombstones.remove(id);
         changed.add(id);
         return item;
@@ -332,9 +397,6 @@ public final class CompareExchangeStore {
     private void removeItem(Item item, long logIndex) {
         String id = Keys.normalize(item.key());
         items.remove(id);
-        if (item.expiresAt() != 0) {
-            expiring.remove(new Expiring(item.expiresAt(), id));
-        }
         tombstones.remove(id);
         tombstones.put(id, logIndex);
         changed.add(id);
@@ -402,7 +464,7 @@ public final class CompareExchangeStore {
         } else if (query instanceof Query.GetDocument d) {
             return new Result.DocumentFound(document(d.id()));
         } else if (query instanceof Query.Stats) {
-            return new Result.Stats(appliedIndex, clusterTime, size());
+            return new Result.Stats(appliedIndex, clusterTime, size(), used(), quota);
         }
         throw new InvalidCommandException("unknown query " + query);
     }
@@ -423,33 +485,23 @@ public final class CompareExchangeStore {
 
     /** The items under {@code keys} that exist, in key order, each once. */
     public List<Item> getAll(Collection<String> keys) {
-        TreeMap<String, Item> found = new TreeMap<>();
+        TreeSet<String> ids = new TreeSet<>(ItemTable::compareIds);
         for (String key : keys) {
-            String id = Keys.normalize(key);
+            ids.add(Keys.normalize(key));
+        }
+        List<Item> found = new ArrayList<>(ids.size());
+        for (String id : ids) {
             Item item = items.get(id);
             if (item != null) {
-                found.put(id, item);
+                found.add(item);
             }
         }
-        return List.copyOf(found.values());
+        return found;
     }
 
     /** Items whose key starts with {@code prefix} (case-insensitively), in key order, after skipping {@code start}. */
     public List<Item> list(String prefix, int start, int pageSize) {
-        String from = Keys.normalize(prefix);
-        List<Item> page = new ArrayList<>(Math.min(pageSize, 64));
-        int skipped = 0;
-        for (Map.Entry<String, Item> e : items.tailMap(from, true).entrySet()) {
-            if (!e.getKey().startsWith(from) || page.size() == pageSize) {
-                break;
-            }
-            if (skipped < start) {
-                skipped++;
-            } else {
-                page.add(e.getValue());
-            }
-        }
-        return page;
+        return items.list(Keys.normalize(prefix), start, pageSize);
     }
 
     /** The document under {@code id} (case-insensitively), or null. */
@@ -464,9 +516,9 @@ public final class CompareExchangeStore {
      */
     public long lastChange(String key) {
         String id = Keys.normalize(key);
-        Item item = items.get(id);
-        if (item != null) {
-            return item.index();
+        long index = items.indexOf(id);
+        if (index >= 0) {
+            return index;
         }
         Long deleted = tombstones.get(id);
         return deleted != null ? deleted : tombstoneWatermark;
@@ -474,19 +526,25 @@ public final class CompareExchangeStore {
 
     /** Up to {@code limit} items that have expired at {@code time}, soonest first: what the leader proposes to sweep. */
     public List<Command.KeyIndex> expiredAt(long time, int limit) {
-        List<Command.KeyIndex> due = new ArrayList<>();
-        for (Expiring e : expiring) {
-            if (e.at() > time || due.size() == limit) {
-                break;
-            }
-            Item item = items.get(e.id());
-            due.add(new Command.KeyIndex(item.key(), item.index()));
-        }
-        return due;
+        return items.expiredAt(time, limit);
     }
 
     public int size() {
         return items.size();
+    }
+
+    /** What the state counts for against its quota: the sum of its parts' {@link Footprint}s. */
+    public long used() {
+        return items.footprint() + documentBytes + rememberedBytes + sessions.footprint();
+    }
+
+    /** The storage quota: writes that would take {@link #used} past it are refused. */
+    public long quota() {
+        return quota;
+    }
+
+    boolean quotaSet() {
+        return quotaSet;
     }
 
     /** Cluster time in epoch milliseconds: the greatest leader stamp applied so far. */
@@ -501,8 +559,8 @@ public final class CompareExchangeStore {
 
     // ---- snapshot access (same package)
 
-    Collection<Item> items() {
-        return Collections.unmodifiableCollection(items.values());
+    Iterable<Item> items() {
+        return items.all();
     }
 
     Collection<Document> documents() {
@@ -530,32 +588,65 @@ public final class CompareExchangeStore {
         return sessions.size();
     }
 
-    /** Rebuilds a store from a snapshot's contents. */
+    /** Rebuilds a store from a snapshot's contents (tests; a snapshot file is read in parts: {@link #restoring}). */
     static CompareExchangeStore restore(long clusterTime, long lastEntryIndex, Iterable<Item> items,
                                         Iterable<Document> documents, Map<String, Long> tombstones,
                                         long tombstoneWatermark, Map<String, Remembered> remembered,
                                         Iterable<ClientSessions.Session> sessions) {
+        CompareExchangeStore store = restoring(clusterTime, lastEntryIndex);
+        items.forEach(store::restoreItem);
+        documents.forEach(store::restoreDocument);
+        store.restoreTombstones(tombstones, tombstoneWatermark);
+        remembered.forEach(store::restoreRemembered);
+        sessions.forEach(store::restoreSession);
+        return store.restored();
+    }
+
+    /**
+     * An empty store to read a snapshot into, part by part, ending with {@link #restored}: a snapshot's
+     * items go straight into the table as they are read, never into a list of them all first.
+     */
+    static CompareExchangeStore restoring(long clusterTime, long lastEntryIndex) {
         CompareExchangeStore store = new CompareExchangeStore();
         store.clusterTime = clusterTime;
         store.lastEntryIndex = lastEntryIndex;
-        for (Item item : items) {
-            if (item.index() > lastEntryIndex) {
-                throw new IllegalStateException("item '" + item.key() + "' has index " + item.index()
-                        + " beyond the snapshot's " + lastEntryIndex);
-            }
-            store.putItem(item);
-        }
-        for (Document d : documents) {
-            store.documents.put(Keys.normalize(d.id()), d);
-        }
-        store.tombstones.putAll(tombstones);
-        store.tombstoneWatermark = tombstoneWatermark;
-        remembered.forEach((key, r) -> {
-            store.remembered.put(key, r);
-            store.rememberedUntil.add(new Expiring(r.until(), key));
-        });
-        sessions.forEach(store.sessions::restore);
-        store.startChanges(); // restoring is no entry: it changed nothing a watch could have seen
         return store;
+    }
+
+    void restoreItem(Item item) {
+        if (item.index() > lastEntryIndex) {
+            throw new IllegalStateException("item '" + item.key() + "' has index " + item.index()
+                    + " beyond the snapshot's " + lastEntryIndex);
+        }
+        putItem(item);
+    }
+
+    void restoreDocument(Document d) {
+        documents.put(Keys.normalize(d.id()), d);
+        documentBytes += Footprint.document(d);
+    }
+
+    void restoreTombstones(Map<String, Long> tombstones, long watermark) {
+        this.tombstones.putAll(tombstones);
+        tombstoneWatermark = watermark;
+    }
+
+    void restoreRemembered(String key, Remembered r) {
+        remember(key, r);
+    }
+
+    void restoreSession(ClientSessions.Session session) {
+        sessions.restore(session);
+    }
+
+    /** Sets the quota as a snapshot holds it; {@code set} false: none was ever set, the default applies. */
+    void restoreQuota(long quota, boolean set) {
+        this.quota = quota;
+        this.quotaSet = set;
+    }
+
+    CompareExchangeStore restored() {
+        startChanges(); // restoring is no entry: it changed nothing a watch could have seen
+        return this;
     }
 }

@@ -42,6 +42,10 @@ final class RequestFingerprint {
             word("open-session");
             number(o.id());
             number(o.timeoutMillis());
+        } else if (command instanceof Command.SetQuota q) {
+            word("set-quota");
+            number(q.bytes());
+            number(q.ifUnset() ? 1 : 0);
         } else if (command instanceof Command.Sweep s) {
             word("sweep");
             number(s.candidates().size());

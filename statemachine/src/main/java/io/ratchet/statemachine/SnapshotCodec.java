@@ -26,6 +26,9 @@ final class SnapshotCodec {
     private static final byte SWEPT = 7;
     private static final byte SESSION_OPENED = 10;
     private static final byte SESSION_EXPIRED = 11;
+    // Format 5 on.
+    private static final byte QUOTA_EXCEEDED = 13;
+    private static final byte QUOTA = 14;
     /** A string in a snapshot is at most a value's size many times over; more means a damaged file. */
     private static final int MAX_STRING_BYTES = 64 << 20;
     private static final int MAX_COUNT = 1 << 20;
@@ -130,6 +133,15 @@ final class SnapshotCodec {
         } else if (result instanceof Result.SessionExpired e) {
             out.writeByte(SESSION_EXPIRED);
             out.writeLong(e.session());
+        } else if (result instanceof Result.QuotaExceeded q) {
+            out.writeByte(QUOTA_EXCEEDED);
+            out.writeLong(q.used());
+            out.writeLong(q.quota());
+            out.writeLong(q.needed());
+        } else if (result instanceof Result.Quota q) {
+            out.writeByte(QUOTA);
+            out.writeLong(q.used());
+            out.writeLong(q.quota());
         } else {
             throw new IllegalArgumentException("a snapshot keeps the results of writes only, not " + result);
         }
@@ -153,6 +165,8 @@ final class SnapshotCodec {
             case REJECTED -> new Result.Rejected(readString(in));
             case SESSION_OPENED -> new Result.SessionOpened(in.readLong(), in.readLong());
             case SESSION_EXPIRED -> new Result.SessionExpired(in.readLong());
+            case QUOTA_EXCEEDED -> new Result.QuotaExceeded(in.readLong(), in.readLong(), in.readLong());
+            case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
             default -> throw new SnapshotFormatException("unknown result type " + type);
         };
     }

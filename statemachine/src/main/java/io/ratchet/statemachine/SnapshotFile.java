@@ -37,11 +37,13 @@ public final class SnapshotFile {
     /**
      * 2: remembered idempotent results carry the fingerprint of their request. 3: client sessions follow
      * the remembered results. 4: each fingerprint says whether it is canonical ({@link RequestFingerprint});
-     * those of 2 and 3 are not. A node reads 2 (as having no sessions), 3 and 4.
+     * those of 2 and 3 are not. 5: the quota follows the sessions, and results include a quota's. A node
+     * reads 2 (as having no sessions), 3, 4 (as having the default quota) and 5.
      */
-    private static final byte FORMAT_VERSION = 4;
+    private static final byte FORMAT_VERSION = 5;
     private static final byte WITHOUT_SESSIONS = 2;
     private static final byte WITHOUT_FINGERPRINT_KIND = 3;
+    private static final byte WITHOUT_QUOTA = 4;
 
     private SnapshotFile() {
     }
@@ -88,6 +90,8 @@ public final class SnapshotFile {
                     SnapshotCodec.writeResults(out, session.lastResults);
                 }
             }
+            out.writeLong(store.quota());
+            out.writeBoolean(store.quotaSet());
             long checksum = crc.getValue();
             out.writeLong(checksum);
             out.flush();
@@ -116,15 +120,14 @@ public final class SnapshotFile {
             }
             long lastEntryIndex = in.readLong();
             long clusterTime = in.readLong();
+            CompareExchangeStore store = CompareExchangeStore.restoring(clusterTime, lastEntryIndex);
             long count = in.readLong();
-            List<Item> items = new ArrayList<>((int) Math.min(count, 1 << 20));
             for (long i = 0; i < count; i++) {
-                items.add(SnapshotCodec.readItem(in));
+                store.restoreItem(SnapshotCodec.readItem(in));
             }
             long documentCount = in.readLong();
-            List<Document> documents = new ArrayList<>((int) Math.min(documentCount, 1 << 20));
             for (long i = 0; i < documentCount; i++) {
-                documents.add(SnapshotCodec.readDocument(in));
+                store.restoreDocument(SnapshotCodec.readDocument(in));
             }
             long watermark = in.readLong();
             long tombstoneCount = in.readLong();
@@ -132,17 +135,16 @@ public final class SnapshotFile {
             for (long i = 0; i < tombstoneCount; i++) {
                 tombstones.put(SnapshotCodec.readString(in), in.readLong());
             }
+            store.restoreTombstones(tombstones, watermark);
             long rememberedCount = in.readLong();
-            Map<String, CompareExchangeStore.Remembered> remembered = new HashMap<>();
             for (long i = 0; i < rememberedCount; i++) {
                 String key = SnapshotCodec.readString(in);
                 long until = in.readLong();
                 long fingerprint = in.readLong();
                 boolean canonical = version > WITHOUT_FINGERPRINT_KIND && in.readBoolean();
-                remembered.put(key, new CompareExchangeStore.Remembered(until, fingerprint, canonical,
+                store.restoreRemembered(key, new CompareExchangeStore.Remembered(until, fingerprint, canonical,
                         SnapshotCodec.readResults(in)));
             }
-            List<ClientSessions.Session> sessions = new ArrayList<>();
             long sessionCount = version == WITHOUT_SESSIONS ? 0 : in.readLong();
             for (long i = 0; i < sessionCount; i++) {
                 ClientSessions.Session session = new ClientSessions.Session(in.readLong(), in.readLong(), in.readLong());
@@ -150,7 +152,10 @@ public final class SnapshotFile {
                 if (session.lastSequence > 0) {
                     session.lastResults = List.copyOf(SnapshotCodec.readResults(in));
                 }
-                sessions.add(session);
+                store.restoreSession(session);
+            }
+            if (version > WITHOUT_QUOTA) {
+                store.restoreQuota(in.readLong(), in.readBoolean());
             }
             long expected = crc.getValue();
             long stored = in.readLong();
@@ -161,9 +166,11 @@ public final class SnapshotFile {
             if (in.read() != -1) {
                 throw new IOException(source + " is corrupt: bytes after the checksum");
             }
-            return CompareExchangeStore.restore(clusterTime, lastEntryIndex, items, documents, tombstones, watermark,
-                    remembered, sessions);
-        } catch (EOFException | SnapshotCodec.SnapshotFormatException | InvalidCommandException e) {
+            return store.restored();
+        } catch (EOFException | SnapshotCodec.SnapshotFormatException | InvalidCommandException
+                 | IllegalStateException e) {
+            // Items go into the store as they are read, so a damaged file can fail the store's own checks
+            // before the checksum at its end is reached: the checksum then says which it was.
             verifyChecksum(source);
             throw new IOException(source + " has a valid checksum but does not parse as snapshot format "
                     + FORMAT_VERSION + " (" + e.getMessage() + "): most likely a build with another layout wrote it", e);
