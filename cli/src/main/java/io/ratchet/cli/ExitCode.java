@@ -11,6 +11,8 @@ public final class ExitCode {
     public static final int UNAVAILABLE = 3;
     /** A write got no answer: it may or may not have been applied. */
     public static final int UNKNOWN_OUTCOME = 4;
+    /** The write would take the state over the cluster's storage quota: nothing was written (see {@code ratchet quota}). */
+    public static final int QUOTA_EXCEEDED = 6;
     /** Anything else: a bug; the message and stack trace go to stderr. */
     public static final int INTERNAL_ERROR = 5;
 

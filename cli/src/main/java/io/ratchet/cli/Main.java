@@ -3,6 +3,7 @@ package io.ratchet.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.InvalidCommandException;
 import java.util.Arrays;
@@ -40,7 +41,7 @@ public final class Main implements Runnable {
             new Group("Items", List.of("put", "get", "delete", "list", "watch", "txn")),
             new Group("Documents", List.of("doc")),
             new Group("Locks and reservations", List.of("lock", "semaphore", "reserve")),
-            new Group("Cluster", List.of("status", "stats", "bench", "help")));
+            new Group("Cluster", List.of("status", "stats", "quota", "bench", "help")));
 
     /** A new instance of the named command; a switch, so that naming one loads no other command's class. */
     private static Object newCommand(String name) {
@@ -57,6 +58,7 @@ public final class Main implements Runnable {
             case "reserve" -> new ReserveCommand();
             case "status" -> new ReadCommands.Status();
             case "stats" -> new StatsCommand();
+            case "quota" -> new QuotaCommand();
             case "bench" -> new BenchCommand();
             case "help" -> new CommandLine.HelpCommand();
             default -> throw new IllegalArgumentException("no command " + name);
@@ -83,6 +85,8 @@ public final class Main implements Runnable {
             Map.entry("list", "ratchet list --prefix emails/ --page-size 100"),
             Map.entry("status", "ratchet status"),
             Map.entry("stats", "ratchet stats --top 5"),
+            Map.entry("quota", "ratchet quota"),
+            Map.entry("quota set", "ratchet quota set 512MiB"),
             Map.entry("txn", "ratchet txn '[{\"op\":\"put\",\"key\":\"a\",\"value\":1,\"index\":0},"
                     + "{\"op\":\"check\",\"key\":\"b\",\"index\":0}]'"),
             Map.entry("doc", "ratchet doc put users/7 '{\"name\":\"Ada\"}'"),
@@ -232,6 +236,9 @@ public final class Main implements Runnable {
         } else if (e instanceof UnknownOutcomeException) {
             code = ExitCode.UNKNOWN_OUTCOME;
             kind = "unknown_outcome";
+        } else if (e instanceof QuotaExceededException) {
+            code = ExitCode.QUOTA_EXCEEDED;
+            kind = "quota_exceeded";
         } else {
             code = ExitCode.INTERNAL_ERROR;
             kind = "internal_error";

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.NodeStatus;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.StaleRead;
+import io.ratchet.protocol.ByteSize;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Limits;
@@ -70,7 +71,7 @@ final class ReadCommands {
         }
     }
 
-    @Command(name = "status", description = "Each node's role, leader, term and applied index.")
+    @Command(name = "status", description = "Each node's role, term, commit and applied index, and whether it is ready.")
     static final class Status extends ClientCommand {
         @Override
         int run(RatchetClient c) {
@@ -81,22 +82,52 @@ final class ReadCommands {
                 o.put("leader", leader);
                 o.put("term", nodes.stream().mapToLong(NodeStatus::term).max().orElse(0));
                 ArrayNode array = o.putArray("nodes");
-                nodes.forEach(n -> array.add(Json.MAPPER.valueToTree(n)));
+                for (NodeStatus n : nodes) {
+                    ObjectNode node = Json.MAPPER.valueToTree(n);
+                    node.put("ready", n.readiness().ready());
+                    node.put("quotaAlarm", n.quotaAlarm());
+                    notReady(n).forEach(node.putArray("notReady")::add);
+                    array.add(node);
+                }
                 print(o);
             } else {
                 out().println("leader: " + leader);
                 long committed = nodes.stream().mapToLong(NodeStatus::commitIndex).max().orElse(0);
                 for (NodeStatus n : nodes) {
                     if (NodeStatus.STARTING.equals(n.role())) {
-                        out().printf("%-4s %-16s starting, applied %d of %d%n", n.id(), n.address(), n.appliedIndex(), committed);
+                        out().printf("%-4s %-16s starting, applied %d of %d  %s%n", n.id(), n.address(), n.appliedIndex(),
+                                committed, ready(n));
                     } else {
-                        out().printf("%-4s %-16s %-11s term %-4d applied %-8d items %-8d%s%n", n.id(), n.address(), n.role(),
-                                n.term(), n.appliedIndex(), n.items(), n.error() == null ? "" : "  " + n.error());
+                        out().printf("%-4s %-16s %-11s term %-4d commit %-8d applied %-8d items %-8d %s%s%s%n", n.id(),
+                                n.address(), n.role(), n.term(), n.commitIndex(), n.appliedIndex(), n.items(), ready(n),
+                                storage(n), n.error() == null ? "" : "  " + n.error());
                     }
                 }
                 out().flush();
             }
             return leader == null ? ExitCode.UNAVAILABLE : ExitCode.DONE;
+        }
+
+        /** The node's storage against its quota, and the alarm past 80%; nothing for a node that did not answer. */
+        private static String storage(NodeStatus n) {
+            if (n.quotaBytes() == 0) {
+                return "";
+            }
+            return String.format("  storage %s of %s (%d%%)%s", ByteSize.format(n.usedBytes()), ByteSize.format(n.quotaBytes()),
+                    n.usedBytes() * 100 / n.quotaBytes(), n.quotaAlarm() ? " QUOTA ALARM" : "");
+        }
+
+        /** "ready", or why not; a node that did not answer is plainly not ready (its error follows). */
+        private static String ready(NodeStatus n) {
+            if (n.readiness().ready()) {
+                return "ready";
+            }
+            return n.error() != null ? "not ready" : "not ready: " + String.join("; ", notReady(n));
+        }
+
+        /** Why a node is not ready (empty when it is): for one that did not answer, just that. */
+        private static List<String> notReady(NodeStatus n) {
+            return n.error() != null ? List.of("did not answer") : n.readiness().failed();
         }
     }
 }

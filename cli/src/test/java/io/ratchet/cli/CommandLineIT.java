@@ -252,7 +252,7 @@ class CommandLineIT {
 
     @Test
     void everyNodeServesTheHttpApiAndConsoleAtTheUrlsTheScriptPrints() throws Exception {
-        Run urls = run(List.of("scripts/cluster", "urls"), 30);
+        Run urls = run(List.of("scripts/cluster", "urls", "--api"), 30);
         assertEquals(0, urls.code, urls.toString());
         List<String> each = urls.out.lines().toList();
         assertEquals(3, each.size(), urls.toString());
@@ -273,6 +273,30 @@ class CommandLineIT {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, console.statusCode());
         assertTrue(console.headers().firstValue("Content-Type").orElseThrow().startsWith("text/html"));
+    }
+
+    @Test
+    void theScriptListsEachNodesMetricsAndHealthUrlsAndEachAnswers() throws Exception {
+        Run urls = run(List.of("scripts/cluster", "urls"), 30);
+        assertEquals(0, urls.code, urls.toString());
+        HttpClient http = HttpClient.newHttpClient();
+        int metrics = 0;
+        int ready = 0;
+        for (String line : urls.out.lines().toList()) {
+            String url = line.split(" +")[1];
+            // Another test restarts a node; it is ready again once it has caught up.
+            HttpResponse<String> answer = await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(
+                    () -> http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()),
+                    r -> r.statusCode() == 200);
+            if (url.endsWith("/metrics")) {
+                metrics++;
+                assertTrue(answer.body().contains("ratchet_raft_applied_index{"), answer.body());
+            } else if (url.endsWith("/health/ready")) {
+                ready++;
+            }
+        }
+        assertEquals(3, metrics, urls.toString());
+        assertEquals(3, ready, urls.toString());
     }
 
     @Test
@@ -312,6 +336,39 @@ class CommandLineIT {
         assertTrue(row.get("refused").asLong() >= 1, row.toString());
         assertTrue(stats.get("servedBy").asText().startsWith("127.0.0.1:"), stats.toString());
         assertEquals(0, stats.get("client").size(), "a fresh command line ran no retry loop");
+    }
+
+    @Test
+    void aFullQuotaRefusesGrowthWithExitSixAndAnOperatorRaisesIt() throws Exception {
+        JsonNode before = json(0, "quota");
+        assertTrue(before.get("used").asLong() >= 0 && before.get("quota").asLong() > 0, before.toString());
+        // 100 KB: one command-line argument may not pass 128 KiB.
+        String big = "\"" + "q".repeat(100_000) + "\"";
+        try {
+            JsonNode set = json(0, "quota", "set", "1MiB");
+            assertEquals(1L << 20, set.get("quota").asLong());
+            Run refused = null;
+            int written = 0;
+            for (int i = 0; i < 20 && refused == null; i++) {
+                Run put = ratchet(List.of("put", "quota/" + i, big, "--index", "0"));
+                if (put.code == ExitCode.QUOTA_EXCEEDED) {
+                    refused = put;
+                    assertEquals(1, ratchet(List.of("get", "quota/" + i)).code, "nothing was written");
+                } else {
+                    assertEquals(0, put.code, put.toString());
+                    written++;
+                }
+            }
+            assertTrue(refused != null && written >= 2, "1 MiB takes a few 100 KB values, then refuses: " + written);
+            assertTrue(refused.err.contains("storage quota exceeded") && refused.err.contains("of 1048576 bytes"),
+                    refused.err);
+            JsonNode full = json(0, "quota");
+            assertTrue(full.get("alarm").asBoolean(), full.toString());
+            assertEquals(2, ratchet(List.of("quota", "set", "lots")).code, "a size that is no size is refused");
+        } finally {
+            json(0, "quota", "set", "256MiB");
+        }
+        json(0, "put", "quota/after", big, "--index", "0");
     }
 
     // ---- helpers

@@ -429,6 +429,35 @@ public final class RatchetClient implements AutoCloseable {
         return transport.after(delay);
     }
 
+    // ---- the storage quota
+
+    /**
+     * Sets the cluster's storage quota, through the log: from that entry on every replica refuses writes
+     * that would take the state past {@code bytes} (counted as {@link Result.Quota} says). Lowering it
+     * below what is used refuses growth and removes nothing. The leader refuses a quota its own heap
+     * could not hold ({@link InvalidRequestException}).
+     */
+    public CompletableFuture<Result.Quota> setQuotaAsync(long bytes) {
+        return submitAsync(Request.of(List.of(new Command.SetQuota(bytes, false))))
+                .thenApply(results -> (Result.Quota) accepted(results.get(0)));
+    }
+
+    public Result.Quota setQuota(long bytes) {
+        return await(setQuotaAsync(bytes));
+    }
+
+    /** What the state uses and its quota, linearizably. */
+    public CompletableFuture<Result.Quota> quotaAsync() {
+        return read(new Query.Stats()).thenApply(r -> {
+            Result.Stats stats = (Result.Stats) r;
+            return new Result.Quota(stats.usedBytes(), stats.quotaBytes());
+        });
+    }
+
+    public Result.Quota quota() {
+        return await(quotaAsync());
+    }
+
     // ---- status
 
     /** Asks every configured node, in parallel, for its role, term, indexes and store size. */
@@ -514,10 +543,16 @@ public final class RatchetClient implements AutoCloseable {
         });
     }
 
-    /** {@code result}, unless it is a {@link Result.Rejected}: then the invalid-request error it stands for. */
+    /**
+     * {@code result}, unless it is a refusal: a {@link Result.Rejected} throws the invalid-request error it
+     * stands for, a {@link Result.QuotaExceeded} a {@link QuotaExceededException}.
+     */
     private static Result accepted(Result result) {
         if (result instanceof Result.Rejected r) {
             throw invalid(new InvalidCommandException(r.reason()));
+        }
+        if (result instanceof Result.QuotaExceeded q) {
+            throw new QuotaExceededException(q.used(), q.quota(), q.needed());
         }
         return result;
     }

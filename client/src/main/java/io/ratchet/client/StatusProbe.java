@@ -84,12 +84,12 @@ final class StatusProbe {
                 // It answered Raft, so it is up; it cannot serve its state yet (loading, catching up).
                 return new NodeStatus(self, address, NodeStatus.STARTING, leader == null || leader.isEmpty() ? null : leader,
                         log.getLastEntry().getTerm(), log.getApplied().getIndex(), log.getCommitted().getIndex(), 0, 0,
-                        null);
+                        0, 0, null);
             }
             Result.Stats stats = (Result.Stats) Codec.decodeResults(reply.getMessage().getContent().toByteArray()).get(0);
             return new NodeStatus(self, address, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
                     log.getLastEntry().getTerm(), log.getApplied().getIndex(), log.getCommitted().getIndex(),
-                    stats.clusterTime(), stats.itemCount(), null);
+                    stats.clusterTime(), stats.itemCount(), stats.usedBytes(), stats.quotaBytes(), null);
         } catch (IOException | RuntimeException e) {
             return NodeStatus.unreachable(id, address, RatchetClient.describe(e));
         } catch (InterruptedException e) {

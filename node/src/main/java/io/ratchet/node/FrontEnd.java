@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import io.micrometer.core.instrument.Timer;
 import io.ratchet.client.GroupCommit;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
@@ -21,6 +22,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -83,10 +86,15 @@ final class FrontEnd implements AutoCloseable {
 
     private final GroupCommit<Checked> writes;
     private final GroupCommit<Query.Get> gets;
+    /** Each write answered with results: from its arrival here to its answer (a Raft round, with the queue). */
+    private final Timer rounds;
+    /** Watches sent into the read path and not yet answered: they wait on this node for a change. */
+    private final AtomicInteger watching = new AtomicInteger();
     private volatile RaftServer server;
 
-    FrontEnd(RaftGroupId groupId) {
+    FrontEnd(RaftGroupId groupId, Timer rounds) {
         this.groupId = groupId;
+        this.rounds = rounds;
         this.local = new LocalSubmitter(groupId);
         this.writes = new GroupCommit<>(BATCHES, this::propose,
                 Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), GroupCommit.MAX_HOLD_NANOS);
@@ -102,6 +110,11 @@ final class FrontEnd implements AutoCloseable {
                 .addMethod(Rpc.STALE_READ, ServerCalls.asyncUnaryCall(this::staleRead))
                 .addMethod(Rpc.CALLS, ServerCalls.asyncBidiStreamingCall(this::calls))
                 .build();
+    }
+
+    /** Watches waiting on this node now, for its metrics. */
+    int pendingWatches() {
+        return watching.get();
     }
 
     /** Called once the Ratis server has started; until then every call is refused as unavailable. */
@@ -184,6 +197,7 @@ final class FrontEnd implements AutoCloseable {
     }
 
     private void write(byte[] message, StreamObserver<byte[]> answer) {
+        long arrived = System.nanoTime();
         Checked batch;
         try {
             List<Batch> batches = Codec.decodeBatches(message);
@@ -209,6 +223,7 @@ final class FrontEnd implements AutoCloseable {
                 refuse(answer, refusalFor(error).afterSubmission());
             } else {
                 reply(answer, Codec.encodeResults(results));
+                rounds.record(System.nanoTime() - arrived, TimeUnit.NANOSECONDS);
             }
         });
     }
@@ -223,6 +238,10 @@ final class FrontEnd implements AutoCloseable {
             return;
         }
         CompletableFuture<byte[]> results = query instanceof Query.Gets batch ? together(batch) : read(message);
+        if (query instanceof Query.Watch) {
+            watching.incrementAndGet();
+            results.whenComplete((bytes, error) -> watching.decrementAndGet());
+        }
         results.whenComplete((bytes, error) -> {
             if (error != null) {
                 refuse(answer, refusalFor(error));

@@ -1,5 +1,7 @@
 package io.ratchet.node;
 
+import io.ratchet.protocol.ByteSize;
+import io.ratchet.protocol.Limits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -25,10 +27,13 @@ import java.util.function.Function;
  * @param electionTimeoutMax    the most, randomised between the two so candidates rarely collide
  * @param sweepInterval         how often the leader proposes removing expired items
  * @param httpPort              the port of the HTTP API and console, on this node's host; 0 for none
+ * @param quotaBytes            the storage quota this node proposes when it leads a cluster that never had
+ *                              one set ({@code quota.bytes}), and checks its heap against at start; 0 for
+ *                              the protocol's default
  */
 public record NodeConfig(String id, Map<String, String> peers, String group, Path storage, long snapshotThreshold,
                          long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax,
-                         Duration sweepInterval, int httpPort) {
+                         Duration sweepInterval, int httpPort, long quotaBytes) {
 
     public static final String DEFAULT_GROUP = "ratchet";
 
@@ -46,27 +51,41 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         if (httpPort < 0 || httpPort > 65_535) {
             throw new IllegalArgumentException("http.port must be 1..65535 (or 0 for no HTTP), not " + httpPort);
         }
+        if (quotaBytes != 0 && (quotaBytes < Limits.MIN_QUOTA_BYTES || quotaBytes > Limits.MAX_QUOTA_BYTES)) {
+            throw new IllegalArgumentException("quota.bytes must be " + Limits.MIN_QUOTA_BYTES + " .. "
+                    + Limits.MAX_QUOTA_BYTES + " (1 MiB .. 1 TiB), not " + quotaBytes);
+        }
+    }
+
+    /** The quota this node starts with: its own, or the protocol's default. */
+    public long effectiveQuota() {
+        return quotaBytes != 0 ? quotaBytes : Limits.DEFAULT_QUOTA_BYTES;
     }
 
     /** Defaults for everything but identity, peers and storage. */
     public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
         return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
-                Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0);
+                Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0, 0);
     }
 
     public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {
         return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax,
-                sweepInterval, httpPort);
+                sweepInterval, httpPort, quotaBytes);
     }
 
     public NodeConfig withElectionTimeout(Duration min, Duration max) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max, sweepInterval,
-                httpPort);
+                httpPort, quotaBytes);
     }
 
     public NodeConfig withHttpPort(int port) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, port);
+                electionTimeoutMax, sweepInterval, port, quotaBytes);
+    }
+
+    public NodeConfig withQuota(long bytes) {
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
+                electionTimeoutMax, sweepInterval, httpPort, bytes);
     }
 
     /** This node's port, from its own address. */
@@ -102,7 +121,8 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
                 Duration.ofMillis(number(p, file, "election.timeout.min.ms", defaults.electionTimeoutMin().toMillis(), Long::parseLong)),
                 Duration.ofMillis(number(p, file, "election.timeout.max.ms", defaults.electionTimeoutMax().toMillis(), Long::parseLong)),
                 Duration.ofMillis(number(p, file, "sweep.interval.ms", defaults.sweepInterval().toMillis(), Long::parseLong)),
-                number(p, file, "http.port", 0, Integer::parseInt));
+                number(p, file, "http.port", 0, Integer::parseInt),
+                number(p, file, "quota.bytes", 0L, ByteSize::parse));
     }
 
     /** Parses {@code n1=host:port,n2=host:port}. */
@@ -143,6 +163,8 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
             return parse.apply(value.trim());
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(file + ": '" + key + "' must be a number, not '" + value + "'");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": '" + key + "': " + e.getMessage());
         }
     }
 }

@@ -43,7 +43,15 @@ public final class NodeMain {
             System.exit(2);
             return;
         }
-        RatchetNode node = RatchetNode.start(config);
+        RatchetNode node;
+        try {
+            node = RatchetNode.start(config);
+        } catch (IllegalStateException | java.io.IOException e) {
+            // A heap too small for the quota, storage that cannot be used: say so in one line, not a trace.
+            System.err.println("ratchet node " + config.id() + ": " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

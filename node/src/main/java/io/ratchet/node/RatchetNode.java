@@ -3,9 +3,13 @@ package io.ratchet.node;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.client.Readiness;
 import io.ratchet.node.http.HttpApi;
 import io.ratchet.node.http.LocalNode;
+import io.ratchet.node.http.Probes;
 import io.ratchet.node.http.Routes;
+import io.ratchet.node.metrics.NodeMetrics;
+import io.ratchet.node.metrics.RaftState;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.GroupName;
@@ -13,6 +17,7 @@ import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Result;
+import io.ratchet.statemachine.HeapBudget;
 import io.ratchet.statemachine.KeyContention;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
@@ -46,23 +51,41 @@ public final class RatchetNode implements AutoCloseable {
     private final FrontEnd frontEnd;
     private final Sweeper sweeper;
     private final PeerReconnect reconnect;
+    /** Null when the node's config names no quota of its own. */
+    private final QuotaBootstrap quotaBootstrap;
+    private final NodeMetrics metrics;
     /** The HTTP API's own client of the cluster, and the API; null when the node serves no HTTP. */
     private RatchetClient httpClient;
     private HttpApi http;
     /** Where HTTP calls that block (the status probe) run. */
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
-    private RatchetNode(NodeConfig config, RaftServer server, FrontEnd frontEnd) {
+    private RatchetNode(NodeConfig config, RaftServer server, FrontEnd frontEnd, NodeMetrics metrics) {
         this.config = config;
         this.server = server;
         this.frontEnd = frontEnd;
+        this.metrics = metrics;
         this.sweeper = new Sweeper(server, GroupName.toGroupId(config.group()), config.sweepInterval());
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
+        this.quotaBootstrap = config.quotaBytes() == 0 ? null
+                : new QuotaBootstrap(server, GroupName.toGroupId(config.group()), config.quotaBytes(), config.sweepInterval());
     }
 
+    /**
+     * Starts the node.
+     *
+     * @throws IllegalStateException when this JVM's heap cannot hold the node's quota (see {@link HeapBudget})
+     */
     public static RatchetNode start(NodeConfig config) throws IOException {
-        FrontEnd frontEnd = new FrontEnd(GroupName.toGroupId(config.group()));
+        String tooSmall = HeapBudget.refusal(config.effectiveQuota(), Runtime.getRuntime().maxMemory());
+        if (tooSmall != null) {
+            throw new IllegalStateException("node " + config.id() + " will not start: " + tooSmall);
+        }
+        NodeMetrics metrics = new NodeMetrics(config.id());
+        FrontEnd frontEnd = new FrontEnd(GroupName.toGroupId(config.group()), metrics.rounds());
+        RatchetStateMachine stateMachine = new RatchetStateMachine();
+        stateMachine.listenToApplies(metrics.applyListener());
         // The front end is served on the client port, which is the node's one port: the address clients
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
@@ -73,14 +96,15 @@ public final class RatchetNode implements AutoCloseable {
                 .setGroup(group(config))
                 .setProperties(properties(config))
                 .setParameters(parameters)
-                .setStateMachine(new RatchetStateMachine())
+                .setStateMachine(stateMachine)
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         server.start();
         // Only now: until start returns, looking up the Raft group blocks while it loads its snapshot and
         // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
         frontEnd.attach(server);
-        RatchetNode node = new RatchetNode(config, server, frontEnd);
+        metrics.bindServer(server.getDivision(GroupName.toGroupId(config.group())), stateMachine, frontEnd::pendingWatches);
+        RatchetNode node = new RatchetNode(config, server, frontEnd, metrics);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp();
@@ -132,8 +156,18 @@ public final class RatchetNode implements AutoCloseable {
             public KeyContention contention() {
                 return stateMachine.contention();
             }
+
+            @Override
+            public Readiness readiness() {
+                return RaftState.of(division).readiness();
+            }
+
+            @Override
+            public String metrics() {
+                return metrics.scrape();
+            }
         };
-        http = HttpApi.start(config.host(), config.httpPort(), new Routes(httpClient, local, httpBlocking));
+        http = HttpApi.start(config.host(), config.httpPort(), new Routes(httpClient, local, httpBlocking), new Probes(local));
     }
 
     /** The HTTP API's routes, for tests; null when the node serves no HTTP. */
@@ -227,7 +261,11 @@ public final class RatchetNode implements AutoCloseable {
         httpBlocking.shutdownNow();
         reconnect.close();
         sweeper.close();
+        if (quotaBootstrap != null) {
+            quotaBootstrap.close();
+        }
         frontEnd.close();
         server.close();
+        metrics.close();
     }
 }

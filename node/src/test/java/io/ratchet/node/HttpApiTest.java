@@ -181,8 +181,10 @@ class HttpApiTest extends SharedClusterTest {
 
     @Test
     void badInputIs400NamingTheProblemAndWritesNothing() {
-        // Open this node's HTTP client session first, so the log would only move for a write.
-        send("PUT", "/v1/items/http/bad/warm", "1", "If-None-Match", "*");
+        // Open this node's HTTP client session first, so the log would only move for a write. The answer
+        // comes once the leader applied it; n2, when a follower, applies it a round later.
+        long warm = Long.parseLong(send("PUT", "/v1/items/http/bad/warm", "1", "If-None-Match", "*").etag().replace("\"", ""));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.appliedIndex("n2") >= warm);
         long before = cluster.appliedIndex("n2");
         List<Answer> answers = List.of(
                 send("PUT", "/v1/items/http/bad/a", "{\"a\":", "If-None-Match", "*"),

@@ -8,6 +8,7 @@ import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
+import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.io.File;
 import java.io.IOException;
@@ -59,6 +60,13 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private final Watches watches = new Watches();
     private CompareExchangeStore store = new CompareExchangeStore();
     private final KeyContention contention = new KeyContention(System.currentTimeMillis());
+    private volatile ApplyListener applyListener = ApplyListener.NONE;
+    private final QuotaAlarm quotaAlarm = new QuotaAlarm();
+    /** The state's size and quota after the last entry: read without the lock by status and metrics. */
+    private volatile Result.Quota quota = new Result.Quota(0, Limits.DEFAULT_QUOTA_BYTES);
+    private volatile boolean quotaSet;
+    /** This process's heap, against which a quota is checked (see {@link HeapBudget}). */
+    private final long maxHeap = Runtime.getRuntime().maxMemory();
 
     public RatchetStateMachine() {
         this(System::currentTimeMillis);
@@ -81,6 +89,12 @@ public final class RatchetStateMachine extends BaseStateMachine {
             super.initialize(server, groupId, raftStorage);
             storage.init(raftStorage);
             loadLatestSnapshot();
+            // Only a quota set through the log: until one is, the node's own (checked at start) is proposed.
+            String tooSmall = quotaSet ? HeapBudget.refusal(quota.quota(), maxHeap) : null;
+            if (tooSmall != null) {
+                throw new IOException("the cluster's state (in this node's snapshot) has a quota this node cannot hold: "
+                        + tooSmall);
+            }
         }, IOException.class);
     }
 
@@ -131,12 +145,15 @@ public final class RatchetStateMachine extends BaseStateMachine {
             // Ratis' own digest guards the transfer; ours (inside the file) guards the content.
             MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
         }
+        long started = System.nanoTime();
         CompareExchangeStore loaded = SnapshotFile.read(file.toPath());
         List<Runnable> wakeups;
         lock.writeLock().lock();
         try {
             store = loaded;
             store.countContentionIn(contention);
+            quota = new Result.Quota(store.used(), store.quota());
+            quotaSet = store.quotaSet();
             setLastAppliedTermIndex(snapshot.getTermIndex());
             latestSnapshot = snapshot;
             // No entry says what changed: the whole store did, so every waiting watch is looked at.
@@ -145,7 +162,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
             lock.writeLock().unlock();
         }
         wakeups.forEach(Runnable::run);
-        LOG.info("loaded snapshot {}: {} items, cluster time {}", file.getName(), loaded.size(), loaded.clusterTime());
+        LOG.info("loaded snapshot {}: {} items, {} bytes of quota used, cluster time {}, in {} ms", file.getName(),
+                loaded.size(), loaded.used(), loaded.clusterTime(), (System.nanoTime() - started) / 1_000_000);
     }
 
     /**
@@ -168,6 +186,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 throw new InvalidCommandException("a write carries at least one request");
             }
             batches.forEach(Batch::validate);
+            checkQuotasFitHeap(batches);
             Entry entry = new Entry(leaderClock.getAsLong(), batches);
             return context.setLogData(RaftBytes.wrap(Codec.encodeEntry(entry))).build();
         } catch (InvalidCommandException e) {
@@ -177,8 +196,49 @@ public final class RatchetStateMachine extends BaseStateMachine {
         }
     }
 
+    /** Tells {@code listener} of every entry applied from now on (the node's metrics); replaces the last one. */
+    public void listenToApplies(ApplyListener listener) {
+        this.applyListener = listener;
+    }
+
+    /**
+     * A quota this leader's heap could not hold is refused before it is appended. (Followers are checked
+     * when they start; one that applies a quota beyond its heap logs it as an error.)
+     */
+    private void checkQuotasFitHeap(List<Batch> batches) {
+        for (Batch batch : batches) {
+            for (Request request : batch.requests()) {
+                for (Command command : request.commands()) {
+                    if (command instanceof Command.SetQuota q) {
+                        String tooSmall = HeapBudget.refusal(q.bytes(), maxHeap);
+                        if (tooSmall != null) {
+                            throw new InvalidCommandException("the leader refuses the quota: " + tooSmall);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** The state's size and its quota after the last entry applied (or snapshot loaded). */
+    public Result.Quota quota() {
+        return quota;
+    }
+
+    /** Whether a quota was ever set through the log (else the protocol's default holds). */
+    public boolean quotaSet() {
+        return quotaSet;
+    }
+
+    /** Whether the state is at or past {@link Limits#QUOTA_ALARM_PERCENT} of its quota. */
+    public boolean quotaAlarm() {
+        return quotaAlarm.raised();
+    }
+
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        // Read for the apply listener's latency only; no state depends on it (cluster time comes from stamps).
+        long started = System.nanoTime();
         LogEntryProto logEntry = trx.getLogEntry();
         long index = logEntry.getIndex();
         Entry entry = null;
@@ -196,13 +256,32 @@ public final class RatchetStateMachine extends BaseStateMachine {
                     ? List.of(new Result.Rejected("log entry " + index + " cannot be decoded"))
                     : store.applyEntry(entry, index);
             updateLastAppliedTermIndex(logEntry.getTerm(), index);
+            Result.Quota before = quota;
+            quota = new Result.Quota(store.used(), store.quota());
+            quotaSet = store.quotaSet();
+            if (quota.quota() != before.quota() && HeapBudget.refusal(quota.quota(), maxHeap) != null) {
+                LOG.error("entry {} set a quota this node cannot hold: {}", index,
+                        HeapBudget.refusal(quota.quota(), maxHeap));
+            }
+            quotaAlarm.observe(quota.used(), quota.quota(), results.stream().anyMatch(Result.QuotaExceeded.class::isInstance));
             // Only the watches this entry can have answered (the keys it changed), never all of them.
             wakeups = entry == null ? List.of() : watches.fired(store);
         } finally {
             lock.writeLock().unlock();
         }
         wakeups.forEach(Runnable::run);
+        if (entry != null) {
+            tellApplied(entry, results, System.nanoTime() - started);
+        }
         return CompletableFuture.completedFuture(RaftBytes.message(Codec.encodeResults(results)));
+    }
+
+    private void tellApplied(Entry entry, List<Result> results, long nanos) {
+        try {
+            applyListener.applied(entry, results, nanos);
+        } catch (RuntimeException e) {
+            LOG.warn("apply listener failed; the entry is applied all the same", e);
+        }
     }
 
     @Override
@@ -325,6 +404,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 return -1;
             }
             File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+            long started = System.nanoTime();
             SnapshotFile.write(store, file.toPath());
             // Ratis ships the MD5 side file with a snapshot it installs on a lagging follower. It is written
             // last: Ratis takes the newest snapshot that has one as complete.
@@ -332,7 +412,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
             SingleFileSnapshotInfo written = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last);
             storage.updateLatestSnapshot(written);
             latestSnapshot = written;
-            LOG.info("wrote snapshot {}: {} items", file.getName(), store.size());
+            LOG.info("wrote snapshot {}: {} items, {} bytes, in {} ms", file.getName(), store.size(), file.length(),
+                    (System.nanoTime() - started) / 1_000_000);
         } catch (RuntimeException e) {
             // Anything but an IOException here would shut the Raft group down on this node.
             throw new IOException("snapshot at " + last + " failed: " + e.getMessage(), e);

@@ -67,6 +67,8 @@ public final class Cluster implements AutoCloseable {
                     "peers=" + peers,
                     "storage=" + dir.resolve(id).toAbsolutePath(),
                     "snapshot.threshold=" + snapshotThreshold,
+                    "# A quota a 512 MiB heap holds (HeapBudget): the runs' data is far smaller.",
+                    "quota.bytes=64MiB",
                     "# Election timeouts: the node's defaults, the ones a user gets.",
                     ""));
             List<String> command = new ArrayList<>(network.launcher(n));

@@ -3,6 +3,7 @@ package io.ratchet.node.http;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.client.lock.LeaseLostException;
 import java.io.ByteArrayOutputStream;
@@ -36,9 +37,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's HTTP server (Jetty): the JSON API under {@code /v1} (docs/HTTP.md, {@code /v1/openapi.json})
- * and the web console at {@code /}. Requests are handled asynchronously: a long-polling watch holds no
- * thread. Every request ends in a JSON answer; input a client sent never gets a 500.
+ * The node's HTTP server (Jetty): the JSON API under {@code /v1} (docs/HTTP.md, {@code /v1/openapi.json}),
+ * the web console at {@code /}, and the {@link Probes} ({@code /metrics}, {@code /health/*}). Requests are
+ * handled asynchronously: a long-polling watch holds no thread. Every request ends in a JSON answer
+ * (but {@code /metrics}, Prometheus text); input a client sent never gets a 500.
  */
 public final class HttpApi implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
@@ -50,18 +52,21 @@ public final class HttpApi implements AutoCloseable {
 
     private final Server server;
     private final List<Route> routes;
+    private final Probes probes;
 
-    private HttpApi(Server server, List<Route> routes) {
+    private HttpApi(Server server, List<Route> routes, Probes probes) {
         this.server = server;
         this.routes = routes;
+        this.probes = probes;
     }
 
     /**
      * Starts serving on {@code host:port} (port 0: any free one).
      *
      * @param routes the API (see {@link Routes})
+     * @param probes {@code /metrics} and {@code /health/*}, outside the API
      */
-    public static HttpApi start(String host, int port, Routes routes) throws IOException {
+    public static HttpApi start(String host, int port, Routes routes, Probes probes) throws IOException {
         QueuedThreadPool threads = new QueuedThreadPool(64, 4);
         threads.setName("ratchet-http");
         threads.setDaemon(true);
@@ -75,7 +80,7 @@ public final class HttpApi implements AutoCloseable {
         connector.setPort(port);
         connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
         server.addConnector(connector);
-        HttpApi api = new HttpApi(server, routes.all());
+        HttpApi api = new HttpApi(server, routes.all(), probes);
         server.setHandler(api.new Dispatch());
         try {
             server.start();
@@ -148,7 +153,8 @@ public final class HttpApi implements AutoCloseable {
                     path = "/";
                 }
                 if (!path.startsWith("/v1/")) {
-                    write(response, callback, console(request.getMethod(), path));
+                    HttpReply probe = probes.answer(request.getMethod(), path);
+                    write(response, callback, probe != null ? probe : console(request.getMethod(), path));
                     return true;
                 }
                 serve(request, response, callback, path);
@@ -346,6 +352,14 @@ public final class HttpApi implements AutoCloseable {
             ObjectNode body = HttpReply.errorBody("precondition_failed", e.getMessage());
             body.set("holder", e.holder().map(JsonViews::holder).orElse(null));
             return HttpReply.json(412, body);
+        }
+        if (cause instanceof QuotaExceededException e) {
+            // 507 Insufficient Storage: the state is full; deletes free it, a retry of this write alone will not.
+            ObjectNode body = HttpReply.errorBody("quota_exceeded", e.getMessage());
+            body.put("used", e.used());
+            body.put("quota", e.quota());
+            body.put("needed", e.needed());
+            return HttpReply.json(507, body);
         }
         if (cause instanceof ClusterUnavailableException e) {
             return HttpReply.error(503, "unavailable", e.getMessage()).header("Retry-After", "1");

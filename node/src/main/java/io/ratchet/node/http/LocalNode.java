@@ -1,5 +1,6 @@
 package io.ratchet.node.http;
 
+import io.ratchet.client.Readiness;
 import io.ratchet.protocol.Item;
 import io.ratchet.statemachine.KeyContention;
 import java.util.Optional;
@@ -18,6 +19,12 @@ public interface LocalNode {
 
     /** Conditions evaluated per key as this node applied entries. */
     KeyContention contention();
+
+    /** Whether this node is ready to take traffic, and what it judged by. */
+    Readiness readiness();
+
+    /** Every metric of this node, in Prometheus' text format. */
+    String metrics();
 
     /** An item (or none) as this node's state had it at {@code appliedIndex}. */
     record StaleItem(Optional<Item> item, long appliedIndex) {

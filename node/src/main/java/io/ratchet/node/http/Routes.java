@@ -403,6 +403,7 @@ public final class Routes {
                 } else {
                     o.putNull("lag");
                 }
+                o.put("ready", n.readiness().ready());
                 o.put("clusterTime", n.clusterTime());
                 o.put("items", n.items());
                 o.put("error", n.error());

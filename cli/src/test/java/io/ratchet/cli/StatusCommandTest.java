@@ -1,0 +1,89 @@
+package io.ratchet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.node.LocalCluster;
+import io.ratchet.protocol.Json;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ratchet status}: every node at a glance, with the readiness its {@code /health/ready} probe
+ * would report, as text and as JSON.
+ */
+class StatusCommandTest {
+    @TempDir
+    Path dir;
+
+    private record Run(int code, String out, String err) {
+    }
+
+    private static Run ratchet(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void everyNodeOfAHealthyClusterIsReadyAndANodeThatDoesNotAnswerIsNot() {
+        try (LocalCluster cluster = LocalCluster.start(3, dir)) {
+            ratchet("put", "status/k", "1", "--index", "0", "--peers", cluster.peers());
+            // A fourth address where nothing listens: the operator's list names a node that is down.
+            String peers = cluster.peers() + ",n4=127.0.0.1:" + freePort();
+
+            Run json = ratchet("status", "--json", "--peers", peers, "--timeout", "5s");
+            assertEquals(ExitCode.DONE, json.code(), json.toString());
+            JsonNode status = Json.parse(json.out());
+            String leader = status.get("leader").asText();
+            assertEquals(4, status.get("nodes").size());
+            Set<String> ready = new HashSet<>();
+            for (JsonNode node : status.get("nodes")) {
+                String id = node.get("id").asText();
+                if (id.equals("n4")) {
+                    assertFalse(node.get("ready").asBoolean());
+                    assertEquals("UNREACHABLE", node.get("role").asText());
+                    assertEquals("did not answer", node.get("notReady").get(0).asText());
+                    continue;
+                }
+                assertTrue(node.get("ready").asBoolean(), node.toString());
+                assertEquals(0, node.get("notReady").size());
+                assertEquals(leader, node.get("leader").asText(), "every node knows the leader");
+                assertTrue(node.get("commitIndex").asLong() >= node.get("appliedIndex").asLong() - 1000);
+                assertTrue(node.get("appliedIndex").asLong() >= 1);
+                ready.add(id);
+            }
+            assertEquals(Set.of("n1", "n2", "n3"), ready);
+
+            Run text = ratchet("status", "--peers", peers, "--timeout", "5s");
+            assertEquals(ExitCode.DONE, text.code(), text.toString());
+            List<String> lines = text.out().lines().toList();
+            assertEquals("leader: " + leader, lines.get(0));
+            for (String line : lines.subList(1, 4)) {
+                assertTrue(line.matches("n[123] .* term \\d+ +commit \\d+ +applied \\d+ +items \\d+ +ready"
+                        + "  storage [\\d.]+ (B|KiB) of 256\\.0 MiB \\(0%\\)"), line);
+            }
+            assertTrue(lines.get(4).matches("n4 .*UNREACHABLE.* not ready .*"), lines.get(4));
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.ratchet.node.metrics;
+
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.ratchet.statemachine.ApplyListener;
+import io.ratchet.statemachine.RatchetStateMachine;
+import java.time.Duration;
+import java.util.function.IntSupplier;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * One node's metrics, rendered as Prometheus text for {@code GET /metrics}: what its state machine
+ * applies ({@link ApplyMetrics}), how long its front end takes to answer a write, its Raft state, its
+ * store and snapshot, a few of Ratis' own metrics, and the JVM's. Each node has a registry of its own,
+ * never Micrometer's global one, so that nodes sharing a JVM (the tests' clusters) keep their series
+ * apart; every series carries the node's id as tag {@code node}.
+ *
+ * <p>Made before the Ratis server (its apply listener and round timer go into the state machine and the
+ * front end), then bound to the running server with {@link #bindServer}.
+ */
+public final class NodeMetrics implements AutoCloseable {
+    /**
+     * The media type of {@link #scrape()}: Prometheus' text format 0.0.4, which every Prometheus version
+     * reads (the registry picks its writer by this type).
+     */
+    public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+    /** Bucket bounds for a write's round: a commit on a majority takes milliseconds, a failover seconds. */
+    private static final Duration[] ROUND_BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5),
+            Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(50), Duration.ofMillis(100),
+            Duration.ofMillis(200), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
+            Duration.ofSeconds(5)};
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final ApplyMetrics applies;
+    private final Timer rounds;
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+    /** Kept: function counters hold the object they read weakly. */
+    private RatisMetrics ratis;
+
+    public NodeMetrics(String nodeId) {
+        registry.config().commonTags("node", nodeId);
+        applies = new ApplyMetrics(registry);
+        rounds = Timer.builder("ratchet.raft.round")
+                .description("from a write reaching this node's front end, as leader, to its results")
+                .serviceLevelObjectives(ROUND_BUCKETS).register(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+    }
+
+    /** For the state machine: counts and times every entry applied. */
+    public ApplyListener applyListener() {
+        return applies;
+    }
+
+    /** For the front end: one record per write answered with results. */
+    public Timer rounds() {
+        return rounds;
+    }
+
+    /**
+     * Binds the series read from the running server at each scrape.
+     *
+     * @param pendingWatches watches the node's front end holds
+     */
+    public void bindServer(RaftServer.Division division, RatchetStateMachine stateMachine, IntSupplier pendingWatches) {
+        new RaftMetrics(() -> RaftState.of(division)).bindTo(registry);
+        new StoreMetrics(stateMachine, pendingWatches).bindTo(registry);
+        ratis = new RatisMetrics(division.getMemberId().toString());
+        ratis.bindTo(registry);
+    }
+
+    /** Every series in Prometheus' text format ({@link #CONTENT_TYPE}). */
+    public String scrape() {
+        return registry.scrape(CONTENT_TYPE);
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,34 @@
+package io.ratchet.node.metrics;
+
+import io.ratchet.client.Readiness;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * What this node's Raft division says of itself at one moment: role, term, leader, membership and log
+ * indexes, read from Ratis without a lock (each figure is current, together they may be a moment apart).
+ *
+ * @param role         LEADER, FOLLOWER, CANDIDATE or LISTENER
+ * @param leader       the leader this node knows (itself when it leads), or null
+ * @param member       whether the group's configuration holds this node, as a voter or a listener
+ * @param commitIndex  the last index this node knows is committed
+ * @param appliedIndex the last index its state machine applied
+ */
+public record RaftState(RaftPeerRole role, long term, String leader, boolean member, long commitIndex,
+                        long appliedIndex) {
+
+    public static RaftState of(RaftServer.Division division) {
+        var info = division.getInfo();
+        RaftPeerId leader = info.getLeaderId();
+        boolean member = division.getRaftConf().getPeer(division.getId(), RaftPeerRole.FOLLOWER,
+                RaftPeerRole.LISTENER) != null;
+        return new RaftState(info.getCurrentRole(), info.getCurrentTerm(), leader == null ? null : leader.toString(),
+                member, division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex());
+    }
+
+    /** Ready to take traffic, by the rule {@code ratchet status} shares. */
+    public Readiness readiness() {
+        return new Readiness(member, leader, appliedIndex, commitIndex);
+    }
+}

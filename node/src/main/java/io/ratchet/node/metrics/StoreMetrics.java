@@ -1,0 +1,125 @@
+package io.ratchet.node.metrics;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.binder.BaseUnits;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.ratchet.client.lock.Locks;
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.RaftBytes;
+import io.ratchet.protocol.Result;
+import io.ratchet.statemachine.RatchetStateMachine;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+
+/**
+ * This node's applied state as gauges, read at each scrape: items, open client sessions, watches
+ * waiting, locks held, and its latest snapshot's age, size and index.
+ *
+ * <p>Locks held are the live items under {@link Locks#PREFIX}: a range of the store's sorted keys, so a
+ * scrape costs in proportion to the locks, never to all items (each page under the read lock that
+ * queries take, between which entries apply).
+ */
+final class StoreMetrics implements MeterBinder {
+    private final RatchetStateMachine stateMachine;
+    private final IntSupplier pendingWatches;
+
+    /** @param pendingWatches watches this node's front end holds until a change or their timeout */
+    StoreMetrics(RatchetStateMachine stateMachine, IntSupplier pendingWatches) {
+        this.stateMachine = stateMachine;
+        this.pendingWatches = pendingWatches;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Gauge.builder("ratchet.items", () -> stats().itemCount())
+                .description("items in this node's applied state").register(registry);
+        Gauge.builder("ratchet.sessions.open", stateMachine::sessionCount)
+                .description("open client sessions in this node's applied state").register(registry);
+        Gauge.builder("ratchet.watches.pending", pendingWatches::getAsInt)
+                .description("watches waiting on this node for a change").register(registry);
+        Gauge.builder("ratchet.locks.held", this::locksHeld)
+                .description("locks (items under " + Locks.PREFIX + ") whose lease has not run out at cluster time")
+                .register(registry);
+        Gauge.builder("ratchet.storage.used", () -> stateMachine.quota().used()).baseUnit(BaseUnits.BYTES)
+                .description("what the applied state counts for against the storage quota (the same on every node)")
+                .register(registry);
+        Gauge.builder("ratchet.storage.quota", () -> stateMachine.quota().quota()).baseUnit(BaseUnits.BYTES)
+                .description("the storage quota in the applied state").register(registry);
+        Gauge.builder("ratchet.storage.alarm", () -> stateMachine.quota().alarm() ? 1 : 0)
+                .description("1 when the state uses " + Limits.QUOTA_ALARM_PERCENT + "% of its quota or more")
+                .register(registry);
+        TimeGauge.builder("ratchet.snapshot.age", this::snapshotAgeMillis, TimeUnit.MILLISECONDS)
+                .description("time since this node wrote or installed its latest snapshot (NaN: none yet)")
+                .register(registry);
+        Gauge.builder("ratchet.snapshot.size", this::snapshotBytes).baseUnit(BaseUnits.BYTES)
+                .description("size of this node's latest snapshot file (0: none yet)").register(registry);
+        Gauge.builder("ratchet.snapshot.index", this::snapshotIndex)
+                .description("the log index this node's latest snapshot holds the state at (0: none yet)")
+                .register(registry);
+    }
+
+    private Result.Stats stats() {
+        return (Result.Stats) ask(new Query.Stats()).get(0);
+    }
+
+    private long locksHeld() {
+        long now = stats().clusterTime();
+        long held = 0;
+        for (int start = 0; ; start += Limits.MAX_PAGE_SIZE) {
+            List<Item> page = ((Result.Items) ask(new Query.ListItems(Locks.PREFIX, start, Limits.MAX_PAGE_SIZE)).get(0)).items();
+            held += page.stream().filter(i -> i.expiresAt() == 0 || i.expiresAt() > now).count();
+            if (page.size() < Limits.MAX_PAGE_SIZE) {
+                return held;
+            }
+        }
+    }
+
+    /** A query of this node's applied state: answered at once, under the state machine's read lock. */
+    private List<Result> ask(Query query) {
+        byte[] reply = stateMachine.query(RaftBytes.message(Codec.encodeQuery(query))).join().getContent().toByteArray();
+        return Codec.decodeResults(reply);
+    }
+
+    private double snapshotAgeMillis() {
+        SingleFileSnapshotInfo snapshot = stateMachine.getLatestSnapshot();
+        if (snapshot == null) {
+            return Double.NaN;
+        }
+        try {
+            return System.currentTimeMillis() - Files.getLastModifiedTime(file(snapshot)).toMillis();
+        } catch (IOException e) {
+            return Double.NaN; // purged as a newer one was written: the next scrape sees that one
+        }
+    }
+
+    private double snapshotBytes() {
+        SingleFileSnapshotInfo snapshot = stateMachine.getLatestSnapshot();
+        if (snapshot == null) {
+            return 0;
+        }
+        try {
+            return Files.size(file(snapshot));
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+    }
+
+    private long snapshotIndex() {
+        SingleFileSnapshotInfo snapshot = stateMachine.getLatestSnapshot();
+        return snapshot == null ? 0 : snapshot.getIndex();
+    }
+
+    private static Path file(SingleFileSnapshotInfo snapshot) {
+        return snapshot.getFile().getPath();
+    }
+}

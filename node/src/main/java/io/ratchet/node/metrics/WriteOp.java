@@ -1,0 +1,39 @@
+package io.ratchet.node.metrics;
+
+import io.ratchet.protocol.Command;
+import java.util.Locale;
+
+/** The kinds of write a metric counts apart, as its {@code op} tag. */
+enum WriteOp {
+    PUT, DELETE, TXN, DOCUMENT, SWEEP, OPEN_SESSION, OTHER;
+
+    /** The tag's value: {@code put}, {@code open-session}, ... */
+    String tag() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** A transaction that writes or deletes a document is a document write: that is how documents travel. */
+    static WriteOp of(Command command) {
+        if (command instanceof Command.Put) {
+            return PUT;
+        }
+        if (command instanceof Command.Delete) {
+            return DELETE;
+        }
+        if (command instanceof Command.Transaction t) {
+            return t.ops().stream().anyMatch(op -> op instanceof Command.DocumentOp) ? DOCUMENT : TXN;
+        }
+        if (command instanceof Command.Sweep) {
+            return SWEEP;
+        }
+        if (command instanceof Command.OpenSession) {
+            return OPEN_SESSION;
+        }
+        return OTHER;
+    }
+
+    /** Whether this kind of write carries conditions that can be refused. */
+    boolean conditional() {
+        return this == PUT || this == DELETE || this == TXN || this == DOCUMENT;
+    }
+}
