@@ -56,10 +56,18 @@ public final class LoadRunner {
     }
 
     public BenchReport run(Duration warmup, Duration measured) throws InterruptedException {
+        return run(Long.toString(System.currentTimeMillis(), 36), warmup, measured);
+    }
+
+    /**
+     * As {@link #run(Duration, Duration)}, on the keys under {@code bench/<run>/}: a run of the same name
+     * works on the counters and keys an earlier one made (a create-only put of one that exists is refused,
+     * and the run goes on), so reads can be measured on a cluster whose storage quota is full.
+     */
+    public BenchReport run(String run, Duration warmup, Duration measured) throws InterruptedException {
         if (measured.isZero() || measured.isNegative()) {
             throw new IllegalArgumentException("the measured duration must be positive");
         }
-        String run = Long.toString(System.currentTimeMillis(), 36);
         Workload.Clients prepared = workload.prepare(instances, run, clients, stopping::get);
         List<Thread> threads = new ArrayList<>();
         LongAdder[] perClient = new LongAdder[clients];

@@ -31,6 +31,9 @@ final class BenchCommand extends ClientCommand {
     String duration;
     @Option(names = "--warmup", defaultValue = "30s", description = "time run but not measured first: the JIT needs it (default ${DEFAULT-VALUE})")
     String warmup;
+    @Option(names = "--run", description = "name the keys the run works on (bench/NAME/): a run of the same name "
+            + "reuses the counters an earlier one made (default: a new name each run)")
+    String run;
 
     private final List<RatchetClient> extra = new ArrayList<>();
 
@@ -53,7 +56,9 @@ final class BenchCommand extends ClientCommand {
         Workload w = Workload.parse(workload);
         BenchReport report;
         try {
-            report = new LoadRunner(instances(c), w, clients, System.err).run(Durations.parse(warmup), Durations.parse(duration));
+            LoadRunner runner = new LoadRunner(instances(c), w, clients, System.err);
+            report = run == null ? runner.run(Durations.parse(warmup), Durations.parse(duration))
+                    : runner.run(run, Durations.parse(warmup), Durations.parse(duration));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);

@@ -65,12 +65,13 @@ final class ItemTable {
     /** Stores {@code item} under {@code id}, its normalized key, replacing what was there. */
     void put(String id, Item item) {
         byte[] record = encode(id, item);
-        // Removed first: put would keep the old array as the entry's key.
-        byte[] previous = records.remove(record);
+        byte[] previous = records.put(record, record);
         if (previous != null) {
+            // The map kept the old array as the entry's key: put the new one in its place.
+            records.remove(record);
+            records.put(record, record);
             forget(previous);
         }
-        records.put(record, record);
         footprint += footprint(record);
         long expiresAt = expiresAt(record);
         if (expiresAt != 0) {
