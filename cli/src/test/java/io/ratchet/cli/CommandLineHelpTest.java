@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Optional;
@@ -14,25 +12,19 @@ import org.junit.jupiter.api.Test;
 
 /** The command line helps a new user: help for every command, a near miss named, no cluster said at once. */
 class CommandLineHelpTest {
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run ratchet(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Run(code, out.toString(), err.toString());
+    private static CommandRun ratchet(String... args) {
+        return CommandRun.of(args);
     }
 
     @Test
     void everyFormOfHelpPrintsTheCommandsUsageWithAnExampleAndExitsZero() {
         for (String[] args : new String[][] {{"put", "--help"}, {"put", "-h"}, {"help", "put"}}) {
-            Run help = ratchet(args);
+            CommandRun help = ratchet(args);
             assertEquals(0, help.code(), String.join(" ", args) + ": " + help);
             assertTrue(help.out().contains("Usage: ratchet put"), help.out());
             assertTrue(help.out().contains("Example:\n  ratchet put emails/ada@example.com"), help.out());
         }
-        Run nested = ratchet("lock", "acquire", "--help");
+        CommandRun nested = ratchet("lock", "acquire", "--help");
         assertEquals(0, nested.code());
         assertTrue(nested.out().contains("ratchet lock acquire printer-3 --lease 30s"), nested.out());
         assertEquals(0, ratchet("doc", "list", "-h").code());
@@ -40,7 +32,7 @@ class CommandLineHelpTest {
 
     @Test
     void theTopLevelHelpListsTheCommandsByGroupAndTheSharedOptions() {
-        Run help = ratchet("--help");
+        CommandRun help = ratchet("--help");
         assertEquals(0, help.code());
         String out = help.out();
         int items = out.indexOf("\nItems:\n");
@@ -68,7 +60,7 @@ class CommandLineHelpTest {
                 {"--peers=127.0.0.1:" + port, "get", "k", "--json"},
                 {"get", "k", "--json", "--peers", "127.0.0.1:" + port},
                 {"--json", "doc", "get", "users/7", "--peers", "127.0.0.1:" + port}}) {
-            Run r = ratchet(args);
+            CommandRun r = ratchet(args);
             assertEquals(ExitCode.UNAVAILABLE, r.code(), String.join(" ", args) + ": " + r);
             assertTrue(r.out().contains("\"error\":\"cluster_unavailable\""), "--json was honoured: " + r);
             assertTrue(r.err().contains("127.0.0.1:" + port), "--peers was honoured: " + r);
@@ -77,7 +69,7 @@ class CommandLineHelpTest {
 
     @Test
     void aMisspeltCommandNamesTheNearestOne() {
-        Run typo = ratchet("gte", "emails/ada@example.com");
+        CommandRun typo = ratchet("gte", "emails/ada@example.com");
         assertEquals(ExitCode.INVALID, typo.code());
         assertTrue(typo.err().contains("'gte' is not a command. Did you mean 'get'?"), typo.err());
         assertTrue(ratchet("lsit").err().contains("Did you mean 'list'?"));
@@ -99,7 +91,7 @@ class CommandLineHelpTest {
             port = s.getLocalPort();
         }
         long start = System.nanoTime();
-        Run none = ratchet("get", "k", "--peers", "127.0.0.1:" + port);
+        CommandRun none = ratchet("get", "k", "--peers", "127.0.0.1:" + port);
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         assertEquals(ExitCode.UNAVAILABLE, none.code(), none.toString());
         assertTrue(none.err().contains("127.0.0.1:" + port) && none.err().contains("scripts/cluster start"), none.err());

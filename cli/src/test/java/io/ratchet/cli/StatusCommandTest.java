@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.node.LocalCluster;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -27,14 +25,8 @@ class StatusCommandTest {
     @TempDir
     Path dir;
 
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run ratchet(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Run(code, out.toString(), err.toString());
+    private static CommandRun ratchet(String... args) {
+        return CommandRun.of(args);
     }
 
     @Test
@@ -44,7 +36,7 @@ class StatusCommandTest {
             // A fourth address where nothing listens: the operator's list names a node that is down.
             String peers = cluster.peers() + ",n4=127.0.0.1:" + freePort();
 
-            Run json = ratchet("status", "--json", "--peers", peers, "--timeout", "5s");
+            CommandRun json = ratchet("status", "--json", "--peers", peers, "--timeout", "5s");
             assertEquals(ExitCode.DONE, json.code(), json.toString());
             JsonNode status = Json.parse(json.out());
             String leader = status.get("leader").asText();
@@ -67,7 +59,7 @@ class StatusCommandTest {
             }
             assertEquals(Set.of("n1", "n2", "n3"), ready);
 
-            Run text = ratchet("status", "--peers", peers, "--timeout", "5s");
+            CommandRun text = ratchet("status", "--peers", peers, "--timeout", "5s");
             assertEquals(ExitCode.DONE, text.code(), text.toString());
             List<String> lines = text.out().lines().toList();
             assertEquals("leader: " + leader, lines.get(0));
