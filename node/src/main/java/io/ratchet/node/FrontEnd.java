@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.ratchet.client.GroupCommit;
 import io.ratchet.protocol.Batch;
@@ -12,6 +13,7 @@ import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
+import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -88,13 +90,16 @@ final class FrontEnd implements AutoCloseable {
     private final GroupCommit<Query.Get> gets;
     /** Each write answered with results: from its arrival here to its answer (a Raft round, with the queue). */
     private final Timer rounds;
+    /** Writes this front end refused for the quota, before the log. */
+    private final Counter overQuota;
     /** Watches sent into the read path and not yet answered: they wait on this node for a change. */
     private final AtomicInteger watching = new AtomicInteger();
     private volatile RaftServer server;
 
-    FrontEnd(RaftGroupId groupId, Timer rounds) {
+    FrontEnd(RaftGroupId groupId, Timer rounds, Counter overQuota) {
         this.groupId = groupId;
         this.rounds = rounds;
+        this.overQuota = overQuota;
         this.local = new LocalSubmitter(groupId);
         this.writes = new GroupCommit<>(BATCHES, this::propose,
                 Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), GroupCommit.MAX_HOLD_NANOS);
@@ -199,12 +204,14 @@ final class FrontEnd implements AutoCloseable {
     private void write(byte[] message, StreamObserver<byte[]> answer) {
         long arrived = System.nanoTime();
         Checked batch;
+        Batch decoded;
         try {
             List<Batch> batches = Codec.decodeBatches(message);
             if (batches.size() != 1) {
                 throw new InvalidCommandException("a write message carries one batch, not " + batches.size());
             }
-            batches.get(0).validate();
+            decoded = batches.get(0);
+            decoded.validate();
             // One batch and nothing after it (the decoder refuses trailing bytes): the rest is its encoding.
             batch = new Checked(Arrays.copyOfRange(message, Codec.BATCHES_FRAMING_BYTES, message.length),
                     batches.get(0).commandCount());
@@ -215,6 +222,14 @@ final class FrontEnd implements AutoCloseable {
         Refusal notHere = leaderRefusal();
         if (notHere != null) {
             refuse(answer, notHere);
+            return;
+        }
+        // A full cluster answers what cannot fit without a log entry (as etcd refuses puts once its
+        // space alarm is raised): a storm of refused writes then costs no fsync on any node.
+        List<Result> refused = refusalsForQuota(decoded);
+        if (refused != null) {
+            overQuota.increment(refused.size());
+            reply(answer, Codec.encodeResults(refused));
             return;
         }
         writes.submit(batch).whenComplete((results, error) -> {
@@ -317,6 +332,14 @@ final class FrontEnd implements AutoCloseable {
     // ---- refusals
 
     /** Null when this node is the leader and ready; else where the client should go. */
+    private List<Result> refusalsForQuota(Batch batch) {
+        try {
+            return ((RatchetStateMachine) division().getStateMachine()).refusalsForQuota(batch);
+        } catch (IOException e) {
+            return null; // the log decides
+        }
+    }
+
     private Refusal leaderRefusal() {
         try {
             DivisionInfo info = division().getInfo();

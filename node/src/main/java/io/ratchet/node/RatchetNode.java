@@ -83,7 +83,7 @@ public final class RatchetNode implements AutoCloseable {
             throw new IllegalStateException("node " + config.id() + " will not start: " + tooSmall);
         }
         NodeMetrics metrics = new NodeMetrics(config.id());
-        FrontEnd frontEnd = new FrontEnd(GroupName.toGroupId(config.group()), metrics.rounds());
+        FrontEnd frontEnd = new FrontEnd(GroupName.toGroupId(config.group()), metrics.rounds(), metrics.overQuota());
         RatchetStateMachine stateMachine = new RatchetStateMachine();
         stateMachine.listenToApplies(metrics.applyListener());
         // The front end is served on the client port, which is the node's one port: the address clients

@@ -119,6 +119,12 @@ final class ClientSessions {
         return sessions.size();
     }
 
+    /** Whether {@code batch} would be applied now: its session is open and its sequence is new (not a resend). */
+    boolean wouldApply(Batch batch) {
+        Session s = sessions.get(batch.session());
+        return s != null && batch.sequence() > s.lastSequence;
+    }
+
     long footprint() {
         return footprint;
     }

@@ -249,6 +249,60 @@ public final class CompareExchangeStore {
         return growth > 0 && used + growth > quota ? new Result.QuotaExceeded(used, quota, growth) : null;
     }
 
+    /**
+     * The results apply would give {@code batch} now if every one of its commands is a write refused for
+     * the quota (conditions that hold, and growth past what is left); null otherwise, or when the batch
+     * carries an idempotency key or would not apply (a resend, a closed session). Changes nothing: how
+     * the leader answers a batch that cannot fit without putting it in the log. Entries in flight may
+     * free space meanwhile, so a batch refused here may fit a moment later: a refusal says "not now",
+     * as one from apply does.
+     */
+    public List<Result> refusalsForQuota(Batch batch) {
+        if (batch.session() != 0 && !sessions.wouldApply(batch)) {
+            return null;
+        }
+        List<Result> refusals = new ArrayList<>(batch.commandCount());
+        for (Request request : batch.requests()) {
+            if (request.idempotencyKey() != null) {
+                return null;
+            }
+            for (Command command : request.commands()) {
+                Result refused = refusalForQuota(command);
+                if (refused == null) {
+                    return null;
+                }
+                refusals.add(refused);
+            }
+        }
+        return refusals;
+    }
+
+    /** The quota refusal apply would give {@code command} now, or null when it would give anything else. */
+    private Result refusalForQuota(Command command) {
+        try {
+            command.validate();
+        } catch (InvalidCommandException e) {
+            return null;
+        }
+        List<Command.Op> ops;
+        if (command instanceof Command.Transaction t) {
+            ops = t.ops();
+        } else if (command instanceof Command.Op op) {
+            ops = List.of(op);
+        } else {
+            return null;
+        }
+        long growth = 0;
+        for (Command.Op op : ops) {
+            Item current = items.get(Keys.normalize(op.key()));
+            if (!holds(op, current, clusterTime)) {
+                return null;
+            }
+            growth += plan(op, current, lastEntryIndex + 1, clusterTime).growth();
+        }
+        return overQuota(growth);
+    }
+
     /** Whether an operation's condition holds against the item its key names now. */
     private static boolean holds(Command.Op op, Item current, long clusterTime) {
         long currentIndex = current == null ? 0 : current.index();

@@ -220,6 +220,23 @@ public final class RatchetStateMachine extends BaseStateMachine {
         }
     }
 
+    /**
+     * The results apply would give {@code batch} now if it is all writes refused for the quota (see
+     * {@link CompareExchangeStore#refusalsForQuota}); null when it should go to the log. For the leader's
+     * front end, so that a full cluster does not spend a log entry on every write it refuses.
+     */
+    public List<Result> refusalsForQuota(Batch batch) {
+        if (!quota.alarm()) {
+            return null; // far from full: nothing to refuse, and no read lock taken on the write path
+        }
+        lock.readLock().lock();
+        try {
+            return store.refusalsForQuota(batch);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     /** The state's size and its quota after the last entry applied (or snapshot loaded). */
     public Result.Quota quota() {
         return quota;

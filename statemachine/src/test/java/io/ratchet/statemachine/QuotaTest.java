@@ -138,6 +138,37 @@ class QuotaTest {
         assertEquals("{\"n\":1}", store.document("users/1").json());
     }
 
+    /** What the leader answers without a log entry is exactly what apply would have answered. */
+    @Test
+    void aBatchOfWritesThatCannotFitIsRefusedBeforeTheLogExactlyAsApplyWouldRefuseIt() {
+        CompareExchangeStore store = storeWithQuota(QUOTA);
+        apply(store, new Command.OpenSession(7, 60_000));
+        Command create = new Command.Put("one/more", KILOBYTE, 0, null);
+        Command txn = new Command.Transaction(List.of(new Command.Put("txn/a", KILOBYTE, 0, null)));
+        Batch fits = new Batch(7, 1, List.of(Request.of(List.of(create))));
+        assertNull(store.refusalsForQuota(fits), "not full: it goes to the log");
+        fill(store);
+
+        Batch full = new Batch(7, 1, List.of(Request.of(List.of(create)), Request.of(List.of(txn))));
+        long used = store.used();
+        List<Result> early = store.refusalsForQuota(full);
+        assertEquals(2, early.size());
+        assertEquals(used, store.used(), "a dry run changes nothing");
+        assertEquals(early, store.applyEntry(new Entry(stamp++, List.of(full)), ++index));
+
+        long index0 = store.get("fill/0").index();
+        assertNull(store.refusalsForQuota(new Batch(7, 2, List.of(Request.of(List.of(create,
+                new Command.Delete("fill/0", index0)))))), "a delete in it: the log decides");
+        assertNull(store.refusalsForQuota(new Batch(7, 2, List.of(Request.of(List.of(
+                new Command.Put("fill/0", KILOBYTE, 0, null)))))), "a condition that fails is answered by apply");
+        assertNull(store.refusalsForQuota(new Batch(7, 1, List.of(Request.of(List.of(create))))),
+                "a resend of the last sequence gets its first results from the session");
+        assertNull(store.refusalsForQuota(new Batch(8, 1, List.of(Request.of(List.of(create))))), "no such session");
+        assertNull(store.refusalsForQuota(Batch.untagged(List.of(new Request("idem", 60_000, List.of(create))))),
+                "an idempotency key may have results to give back");
+        assertEquals(1, store.refusalsForQuota(Batch.untagged(List.of(Request.of(List.of(create))))).size());
+    }
+
     @Test
     void loweringTheQuotaBelowWhatIsUsedRefusesGrowthButRemovesNothing() {
         CompareExchangeStore store = storeWithQuota(QUOTA * 4);

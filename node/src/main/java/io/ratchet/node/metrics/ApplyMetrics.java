@@ -54,8 +54,14 @@ final class ApplyMetrics implements ApplyListener {
             }
         }
         overQuota = Counter.builder("ratchet.writes.over.quota")
-                .description("writes refused because they would take the state over its storage quota")
+                .description("writes refused because they would take the state over its storage quota "
+                        + "(by apply, or by the leader's front end before they reach the log)")
                 .register(registry);
+    }
+
+    /** Writes refused for the quota: counted here as they apply, and by the front end that refuses them first. */
+    Counter overQuota() {
+        return overQuota;
     }
 
     /** Results come one per command, in the entry's order (a resent batch gets its first results again). */

@@ -1,5 +1,6 @@
 package io.ratchet.node.metrics;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -57,6 +58,11 @@ public final class NodeMetrics implements AutoCloseable {
     /** For the state machine: counts and times every entry applied. */
     public ApplyListener applyListener() {
         return applies;
+    }
+
+    /** For the front end: writes it refuses for the quota without putting them in the log. */
+    public Counter overQuota() {
+        return applies.overQuota();
     }
 
     /** For the front end: one record per write answered with results. */
