@@ -100,6 +100,16 @@ public final class RatchetNode implements AutoCloseable {
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         server.start();
+        // Its snapshot is loaded now: a quota the cluster set through the log that this heap cannot hold
+        // stops the node before it serves anyone, as its own quota would have before it started.
+        String stateTooLarge = stateMachine.heapTooSmall();
+        if (stateTooLarge != null) {
+            server.close();
+            frontEnd.close();
+            metrics.close();
+            throw new IllegalStateException("node " + config.id() + " will not start: its state has a quota set "
+                    + "through the log, and " + stateTooLarge);
+        }
         // Only now: until start returns, looking up the Raft group blocks while it loads its snapshot and
         // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
         frontEnd.attach(server);

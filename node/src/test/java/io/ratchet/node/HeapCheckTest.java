@@ -41,6 +41,43 @@ class HeapCheckTest {
         assertFalse(Files.exists(storage), "nothing was written");
     }
 
+    /** The cluster's quota, once set through the log, is checked too: its snapshot carries it. */
+    @Test
+    void aNodeWhoseSnapshotHoldsAQuotaItsHeapCannotHoldRefusesToStart() throws Exception {
+        Path storage;
+        String peers;
+        try (LocalCluster cluster = LocalCluster.start(1, dir, c -> c.withSnapshotThreshold(16, 1L << 20))) {
+            cluster.client().setQuota(1L << 30);
+            for (int i = 0; i < 40; i++) {
+                cluster.client().put("k/" + i, i, 0);
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
+                try (var files = Files.walk(cluster.config("n1").storage())) {
+                    return files.anyMatch(f -> f.getFileName().toString().startsWith("snapshot."));
+                }
+            });
+            storage = cluster.config("n1").storage();
+            peers = "n1=" + cluster.address("n1");
+        }
+        Path conf = dir.resolve("restart.properties");
+        // Its own quota fits the heap, so the start-up check passes; the snapshot's does not.
+        Files.writeString(conf, "id=n1\npeers=" + peers + "\nstorage=" + storage + "\nquota.bytes=32MiB\n");
+        Path out = dir.resolve("restart.txt");
+        Process node = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx300m", "-cp", System.getProperty("java.class.path"), NodeMain.class.getName(), "--conf", conf.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
+        try {
+            assertTrue(node.waitFor(60, TimeUnit.SECONDS), "the node exits instead of serving: " + Files.readString(out));
+            assertEquals(1, node.exitValue(), Files.readString(out));
+        } finally {
+            node.destroyForcibly();
+        }
+        String said = Files.readString(out);
+        assertTrue(said.contains("a storage quota of 1024 MiB needs a heap of at least 2240 MiB"), said);
+    }
+
     @Test
     void aQuotaBelowTheMinimumInTheConfigIsRefusedByName() throws IOException {
         Path conf = dir.resolve("n1.properties");

@@ -89,12 +89,6 @@ public final class RatchetStateMachine extends BaseStateMachine {
             super.initialize(server, groupId, raftStorage);
             storage.init(raftStorage);
             loadLatestSnapshot();
-            // Only a quota set through the log: until one is, the node's own (checked at start) is proposed.
-            String tooSmall = quotaSet ? HeapBudget.refusal(quota.quota(), maxHeap) : null;
-            if (tooSmall != null) {
-                throw new IOException("the cluster's state (in this node's snapshot) has a quota this node cannot hold: "
-                        + tooSmall);
-            }
         }, IOException.class);
     }
 
@@ -240,6 +234,14 @@ public final class RatchetStateMachine extends BaseStateMachine {
     /** The state's size and its quota after the last entry applied (or snapshot loaded). */
     public Result.Quota quota() {
         return quota;
+    }
+
+    /**
+     * Why this node's heap cannot hold the quota its state has (loaded from its snapshot, or applied),
+     * or null when it can or when no quota was set through the log yet (the node's own is checked then).
+     */
+    public String heapTooSmall() {
+        return quotaSet ? HeapBudget.refusal(quota.quota(), maxHeap) : null;
     }
 
     /** Whether a quota was ever set through the log (else the protocol's default holds). */
