@@ -35,6 +35,8 @@ final class ClientSessions {
         long lastSequence;
         /** That message's results, for a resend of it; null before the first. */
         List<Result> lastResults;
+        /** What this session counts for ({@link Footprint#session}), kept so it is counted once per change. */
+        long footprint;
 
         Session(long id, long timeoutMillis, long lastActive) {
             this.id = id;
@@ -97,9 +99,10 @@ final class ClientSessions {
                     + ": sequence " + batch.sequence() + " was applied before and its answer delivered"));
         }
         s.lastSequence = batch.sequence();
-        footprint -= Footprint.results(s.lastResults);
         s.lastResults = List.copyOf(apply.get());
-        footprint += Footprint.results(s.lastResults);
+        footprint -= s.footprint;
+        s.footprint = Footprint.session(s.lastResults);
+        footprint += s.footprint;
         return s.lastResults;
     }
 
@@ -111,7 +114,7 @@ final class ClientSessions {
                 return;
             }
             it.remove();
-            footprint -= Footprint.session(sessions.remove(e.id()).lastResults);
+            footprint -= sessions.remove(e.id()).footprint;
         }
     }
 
@@ -138,12 +141,13 @@ final class ClientSessions {
     void restore(Session s) {
         sessions.put(s.id, s);
         byExpiry.add(s.expiry());
-        footprint += Footprint.session(s.lastResults);
+        s.footprint = Footprint.session(s.lastResults);
+        footprint += s.footprint;
     }
 
     private void remove(Session s) {
         byExpiry.remove(s.expiry());
         sessions.remove(s.id);
-        footprint -= Footprint.session(s.lastResults);
+        footprint -= s.footprint;
     }
 }
