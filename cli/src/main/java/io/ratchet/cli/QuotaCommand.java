@@ -17,23 +17,24 @@ import picocli.CommandLine.Parameters;
 final class QuotaCommand extends ClientCommand {
     @Override
     int run(RatchetClient c) {
-        print(c, c.quota());
+        show(this, c.quota());
         return ExitCode.DONE;
     }
 
-    void print(RatchetClient c, Result.Quota q) {
-        if (json()) {
+    /** Prints {@code q} as {@code command}'s output: text, or JSON with {@code --json}. */
+    static void show(ClientCommand command, Result.Quota q) {
+        if (command.json()) {
             ObjectNode o = Output.object();
             o.put("used", q.used());
             o.put("quota", q.quota());
             o.put("percent", percent(q));
             o.put("alarm", q.alarm());
-            print(o);
+            command.print(o);
         } else {
-            out().printf("storage: %s of %s quota (%d%%)%s%n", ByteSize.format(q.used()), ByteSize.format(q.quota()),
+            command.out().printf("storage: %s of %s quota (%d%%)%s%n", ByteSize.format(q.used()), ByteSize.format(q.quota()),
                     percent(q), q.alarm() ? "  ALARM: at or over " + Limits.QUOTA_ALARM_PERCENT
                             + "%; writes that grow the state are refused at 100%" : "");
-            out().flush();
+            command.out().flush();
         }
     }
 
@@ -50,10 +51,7 @@ final class QuotaCommand extends ClientCommand {
 
         @Override
         int run(RatchetClient c) {
-            Result.Quota q = c.setQuota(ByteSize.parse(size));
-            QuotaCommand show = new QuotaCommand();
-            show.spec = spec;
-            show.print(c, q);
+            show(this, c.setQuota(ByteSize.parse(size)));
             return ExitCode.DONE;
         }
     }

@@ -15,6 +15,7 @@ import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -95,6 +96,8 @@ final class FrontEnd implements AutoCloseable {
     /** Watches sent into the read path and not yet answered: they wait on this node for a change. */
     private final AtomicInteger watching = new AtomicInteger();
     private volatile RaftServer server;
+    /** The group's state machine, once attached: asked whether a write can fit (see {@link #write}). */
+    private volatile RatchetStateMachine machine;
 
     FrontEnd(RaftGroupId groupId, Timer rounds, Counter overQuota) {
         this.groupId = groupId;
@@ -124,6 +127,12 @@ final class FrontEnd implements AutoCloseable {
 
     /** Called once the Ratis server has started; until then every call is refused as unavailable. */
     void attach(RaftServer server) {
+        try {
+            // Before the server: a call that finds the server attached finds the machine too.
+            this.machine = (RatchetStateMachine) server.getDivision(groupId).getStateMachine();
+        } catch (IOException e) {
+            throw new UncheckedIOException("node's Raft group is not there after start", e);
+        }
         this.server = server;
     }
 
@@ -226,7 +235,7 @@ final class FrontEnd implements AutoCloseable {
         }
         // A full cluster answers what cannot fit without a log entry (as etcd refuses puts once its
         // space alarm is raised): a storm of refused writes then costs no fsync on any node.
-        List<Result> refused = refusalsForQuota(decoded);
+        List<Result> refused = machine.refusalsForQuota(decoded);
         if (refused != null) {
             overQuota.increment(refused.size());
             reply(answer, Codec.encodeResults(refused));
@@ -332,14 +341,6 @@ final class FrontEnd implements AutoCloseable {
     // ---- refusals
 
     /** Null when this node is the leader and ready; else where the client should go. */
-    private List<Result> refusalsForQuota(Batch batch) {
-        try {
-            return ((RatchetStateMachine) division().getStateMachine()).refusalsForQuota(batch);
-        } catch (IOException e) {
-            return null; // the log decides
-        }
-    }
-
     private Refusal leaderRefusal() {
         try {
             DivisionInfo info = division().getInfo();

@@ -55,10 +55,6 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      */
     record Stats(long appliedIndex, long clusterTime, long itemCount, long usedBytes, long quotaBytes)
             implements Result {
-        /** Whether the state has reached {@link Limits#QUOTA_ALARM_PERCENT} of its quota. */
-        public boolean quotaAlarm() {
-            return Quota.alarm(usedBytes, quotaBytes);
-        }
     }
 
     /**

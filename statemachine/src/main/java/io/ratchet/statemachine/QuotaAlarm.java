@@ -2,6 +2,7 @@ package io.ratchet.statemachine;
 
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Result;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +18,8 @@ final class QuotaAlarm {
     private boolean raised;
     private boolean refusing;
 
-    /** Called after each entry, on the apply thread, with the state's size and whether a write was refused for it. */
-    void observe(long used, long quota, boolean refused) {
+    /** Called after each entry, on the apply thread, with the state's size and the entry's results. */
+    void observe(long used, long quota, List<Result> results) {
         if (!raised && Result.Quota.alarm(used, quota)) {
             raised = true;
             LOG.warn("storage at {}% of its quota ({} of {} bytes): writes that grow the state will be refused at "
@@ -28,15 +29,20 @@ final class QuotaAlarm {
             refusing = false;
             LOG.info("storage back to {}% of its quota ({} of {} bytes)", percent(used, quota), used, quota);
         }
-        if (refused && !refusing) {
+        if (raised && !refusing && refusedAny(results)) {
             refusing = true;
             LOG.warn("storage quota reached ({} of {} bytes): refusing writes that grow the state; reads, deletes "
                     + "and writes that do not grow it go on", used, quota);
         }
     }
 
-    boolean raised() {
-        return raised;
+    private static boolean refusedAny(List<Result> results) {
+        for (Result r : results) {
+            if (r instanceof Result.QuotaExceeded) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static long percent(long used, long quota) {

@@ -249,11 +249,6 @@ public final class RatchetStateMachine extends BaseStateMachine {
         return quotaSet;
     }
 
-    /** Whether the state is at or past {@link Limits#QUOTA_ALARM_PERCENT} of its quota. */
-    public boolean quotaAlarm() {
-        return quotaAlarm.raised();
-    }
-
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         // Read for the apply listener's latency only; no state depends on it (cluster time comes from stamps).
@@ -282,7 +277,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 LOG.error("entry {} set a quota this node cannot hold: {}", index,
                         HeapBudget.refusal(quota.quota(), maxHeap));
             }
-            quotaAlarm.observe(quota.used(), quota.quota(), results.stream().anyMatch(Result.QuotaExceeded.class::isInstance));
+            quotaAlarm.observe(quota.used(), quota.quota(), results);
             // Only the watches this entry can have answered (the keys it changed), never all of them.
             wakeups = entry == null ? List.of() : watches.fired(store);
         } finally {
