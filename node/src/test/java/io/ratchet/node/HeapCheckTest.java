@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,7 +53,7 @@ class HeapCheckTest {
             for (int i = 0; i < 40; i++) {
                 cluster.client().put("k/" + i, i, 0);
             }
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
                 try (var files = Files.walk(cluster.config("n1").storage())) {
                     return files.anyMatch(f -> f.getFileName().toString().startsWith("snapshot."));
                 }
