@@ -34,10 +34,15 @@ public final class ClientOptionsMixin {
     String timeout;
 
     RatchetClient connect() {
+        return RatchetClient.connect(options());
+    }
+
+    /** The client options the global flags say: the peers, and the timeouts {@code --timeout} bounds. */
+    ClientOptions options() {
         Duration total = Durations.parse(timeout);
         ClientOptions options = ClientOptions.parse(resolvePeers());
         Duration perAttempt = total.compareTo(options.requestTimeout()) < 0 ? total : options.requestTimeout();
-        return RatchetClient.connect(options.withTimeouts(perAttempt, options.maxAttempts(), total));
+        return options.withTimeouts(perAttempt, options.maxAttempts(), total);
     }
 
     /** How long a node has to accept a connection before the command says no cluster is there. */

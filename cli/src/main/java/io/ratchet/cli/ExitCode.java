@@ -13,6 +13,11 @@ public final class ExitCode {
     public static final int UNKNOWN_OUTCOME = 4;
     /** The write would take the state over the cluster's storage quota: nothing was written (see {@code ratchet quota}). */
     public static final int QUOTA_EXCEEDED = 6;
+    /**
+     * The cluster refused an administrative change its state does not allow (a member that exists, a node
+     * that does not answer, a removal that would lose the majority): nothing changed.
+     */
+    public static final int REFUSED = 7;
     /** Anything else: a bug; the message and stack trace go to stderr. */
     public static final int INTERNAL_ERROR = 5;
 

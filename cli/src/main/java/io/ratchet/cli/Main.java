@@ -1,6 +1,7 @@
 package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.AdminRefusedException;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.QuotaExceededException;
@@ -41,7 +42,7 @@ public final class Main implements Runnable {
             new Group("Items", List.of("put", "get", "delete", "list", "watch", "txn")),
             new Group("Documents", List.of("doc")),
             new Group("Locks and reservations", List.of("lock", "semaphore", "reserve")),
-            new Group("Cluster", List.of("status", "stats", "quota", "bench", "help")));
+            new Group("Cluster", List.of("status", "members", "leader", "stats", "quota", "bench", "help")));
 
     /** A new instance of the named command; a switch, so that naming one loads no other command's class. */
     private static Object newCommand(String name) {
@@ -57,6 +58,8 @@ public final class Main implements Runnable {
             case "semaphore" -> new SemaphoreCommand();
             case "reserve" -> new ReserveCommand();
             case "status" -> new ReadCommands.Status();
+            case "members" -> new MembersCommand();
+            case "leader" -> new MembersCommand.Leader();
             case "stats" -> new StatsCommand();
             case "quota" -> new QuotaCommand();
             case "bench" -> new BenchCommand();
@@ -84,6 +87,12 @@ public final class Main implements Runnable {
             Map.entry("delete", "ratchet delete stock/widgets --index 6"),
             Map.entry("list", "ratchet list --prefix emails/ --page-size 100"),
             Map.entry("status", "ratchet status"),
+            Map.entry("members", "ratchet members list"),
+            Map.entry("members list", "ratchet members list"),
+            Map.entry("members add", "ratchet members add n4=10.0.0.4:7001"),
+            Map.entry("members remove", "ratchet members remove n4"),
+            Map.entry("leader", "ratchet leader transfer n2"),
+            Map.entry("leader transfer", "ratchet leader transfer n2"),
             Map.entry("stats", "ratchet stats --top 5"),
             Map.entry("quota", "ratchet quota"),
             Map.entry("quota set", "ratchet quota set 512MiB"),
@@ -239,6 +248,9 @@ public final class Main implements Runnable {
         } else if (e instanceof QuotaExceededException) {
             code = ExitCode.QUOTA_EXCEEDED;
             kind = "quota_exceeded";
+        } else if (e instanceof AdminRefusedException) {
+            code = ExitCode.REFUSED;
+            kind = "refused";
         } else {
             code = ExitCode.INTERNAL_ERROR;
             kind = "internal_error";

@@ -8,7 +8,6 @@ import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,13 +23,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.thirdparty.com.google.common.net.InetAddresses;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ConnectivityState;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.Status;
 import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
-import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.apache.ratis.thirdparty.io.netty.channel.EventLoopGroup;
@@ -42,8 +39,6 @@ import org.apache.ratis.thirdparty.io.netty.channel.socket.nio.NioSocketChannel;
  * address, opened on first use.
  */
 final class GrpcConnector implements Transport.Connector {
-    /** Answers carry items of up to 2 MiB each, many to a list page; the same bound Ratis gives its server. */
-    private static final int MAX_ANSWER_BYTES = 64 << 20;
     /** Enough for one client's few channels; gRPC's shared default is two per core for a whole process. */
     private static final int NETWORK_THREADS = 2;
 
@@ -225,29 +220,14 @@ final class GrpcConnector implements Transport.Connector {
             if (closed) {
                 throw new IllegalStateException("the client is closed");
             }
-            return streams.computeIfAbsent(address, a -> new CallStream(channelBuilder(a)
+            return streams.computeIfAbsent(address, a -> new CallStream(NodeChannels.builder(a)
                     .usePlaintext()
                     .eventLoopGroup(network)
                     .channelType(NioSocketChannel.class)
                     .executor(callbacks)
-                    .maxInboundMessageSize(MAX_ANSWER_BYTES)
+                    .maxInboundMessageSize(NodeChannels.MAX_ANSWER_BYTES)
                     .build()));
         }
-    }
-
-    /**
-     * An IP address is connected to directly; a host name goes through gRPC's DNS resolver, which looks
-     * it up again when the connection is lost, so a node that moves to a new address is found.
-     * Skipping the resolver for addresses is also what a short-lived command line wants: no resolver
-     * thread, no lookup.
-     */
-    private static NettyChannelBuilder channelBuilder(String address) {
-        int colon = address.lastIndexOf(':');
-        String host = address.substring(0, colon);
-        int port = Integer.parseInt(address.substring(colon + 1));
-        return InetAddresses.isUriInetAddress(host)
-                ? NettyChannelBuilder.forAddress(new InetSocketAddress(InetAddresses.forUriString(host), port))
-                : NettyChannelBuilder.forAddress(host, port);
     }
 
     @Override

@@ -1,6 +1,9 @@
 package io.ratchet.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.protocol.Result;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One node's view of the cluster, as it answered a status call.
@@ -19,9 +22,25 @@ import io.ratchet.protocol.Result;
  * @param usedBytes    what the node's state counts for against the storage quota (see {@code ratchet quota})
  * @param quotaBytes   the storage quota in the node's state (0 when the node did not answer)
  * @param error        why the node did not answer, when role is UNREACHABLE
+ * @param configuration the cluster's members as this node knows them (empty for a node waiting to join,
+ *                      or one that did not answer)
  */
 public record NodeStatus(String id, String address, String role, String leader, long term, long appliedIndex,
-                         long commitIndex, long clusterTime, long items, long usedBytes, long quotaBytes, String error) {
+                         long commitIndex, long clusterTime, long items, long usedBytes, long quotaBytes, String error,
+                         Configuration configuration) {
+    /**
+     * A Raft configuration: its members and the log index of the entry that made it.
+     *
+     * @param changing whether a change is under way (the old and the new members both vote until it commits)
+     */
+    public record Configuration(long index, boolean changing, List<ConfiguredPeer> members) {
+        static final Configuration NONE = new Configuration(0, false, List.of());
+    }
+
+    /** A member as a configuration names it; {@code role} is VOTER or LISTENER. */
+    public record ConfiguredPeer(String id, String address, String role) {
+    }
+
     /** The role of a node that is up but cannot serve its state yet. */
     public static final String STARTING = "STARTING";
 
@@ -39,6 +58,20 @@ public record NodeStatus(String id, String address, String role, String leader, 
     }
 
     static NodeStatus unreachable(String id, String address, String error) {
-        return new NodeStatus(id, address, "UNREACHABLE", null, 0, 0, 0, 0, 0, 0, 0, error);
+        return new NodeStatus(id, address, "UNREACHABLE", null, 0, 0, 0, 0, 0, 0, 0, error, Configuration.NONE);
+    }
+
+    /** A node's answer to the admin service's {@code status}. */
+    static NodeStatus fromJson(JsonNode s) {
+        JsonNode conf = s.path("configuration");
+        List<ConfiguredPeer> members = new ArrayList<>();
+        conf.path("members").forEach(m -> members.add(new ConfiguredPeer(m.path("id").asText(), m.path("address").asText(),
+                m.path("role").asText())));
+        String leader = s.path("leader").isTextual() ? s.path("leader").asText() : null;
+        return new NodeStatus(s.path("id").asText(), s.path("address").asText(), s.path("role").asText(), leader,
+                s.path("term").asLong(), s.path("appliedIndex").asLong(), s.path("commitIndex").asLong(),
+                s.path("clusterTime").asLong(), s.path("items").asLong(), s.path("usedBytes").asLong(),
+                s.path("quotaBytes").asLong(), null,
+                new Configuration(conf.path("index").asLong(), conf.path("changing").asBoolean(), List.copyOf(members)));
     }
 }

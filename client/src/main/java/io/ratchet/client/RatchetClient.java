@@ -460,9 +460,14 @@ public final class RatchetClient implements AutoCloseable {
 
     // ---- status
 
-    /** Asks every configured node, in parallel, for its role, term, indexes and store size. */
+    /**
+     * Asks every configured node, and every member they name, in parallel, for its role, term, indexes,
+     * store size and configuration (see {@link ClusterAdmin}).
+     */
     public List<NodeStatus> status() {
-        return StatusProbe.status(options);
+        try (ClusterAdmin admin = ClusterAdmin.connect(options)) {
+            return admin.status();
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.ratchet.node;
 
 import io.ratchet.client.GrpcLogging;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -18,8 +19,12 @@ public final class NodeMain {
      */
     static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
 
-    static final String USAGE = "usage: java -jar ratchet-node.jar --conf FILE\n"
-            + "  --conf FILE   the node's properties file, e.g. conf/local-3/n1.properties";
+    static final String USAGE = "usage: java -jar ratchet-node.jar --conf FILE [--join]\n"
+            + "  --conf FILE   the node's properties file, e.g. conf/local-3/n1.properties\n"
+            + "  --join        on empty storage, wait to be added to a running cluster ('ratchet members add')\n"
+            + "                instead of forming a new one with the configured peers";
+
+    static final String JOIN = "--join";
 
     private NodeMain() {
     }
@@ -29,7 +34,8 @@ public final class NodeMain {
             System.setProperty(COMMON_POOL_PARALLELISM,
                     Integer.toString(Math.max(4, Runtime.getRuntime().availableProcessors() - 1)));
         }
-        Path conf = confOf(args);
+        boolean join = List.of(args).contains(JOIN);
+        Path conf = confOf(List.of(args).stream().filter(a -> !a.equals(JOIN)).toArray(String[]::new));
         if (conf == null) {
             System.err.println(USAGE);
             System.exit(args.length == 1 && (args[0].equals("--help") || args[0].equals("-h")) ? 0 : 2);
@@ -45,7 +51,7 @@ public final class NodeMain {
         }
         RatchetNode node;
         try {
-            node = RatchetNode.start(config);
+            node = RatchetNode.start(config, join);
         } catch (IllegalStateException | java.io.IOException e) {
             // A heap too small for the quota, storage that cannot be used: say so in one line, not a trace.
             System.err.println("ratchet node " + config.id() + ": " + e.getMessage());
@@ -62,8 +68,10 @@ public final class NodeMain {
                 stopped.countDown();
             }
         }, "ratchet-shutdown"));
-        System.out.printf("ratchet node %s serving group '%s' on %s, storage %s%n",
-                config.id(), config.group(), config.peers().get(config.id()), config.storage());
+        System.out.printf("ratchet node %s serving cluster '%s' (%s) on %s, storage %s%s%n",
+                config.id(), config.group(), node.groupId().getUuid(), config.peers().get(config.id()), config.storage(),
+                node.isMember() ? "" : "; waiting to be added: ratchet members add " + config.id() + "="
+                        + config.peers().get(config.id()));
         System.out.flush();
         stopped.await();
     }

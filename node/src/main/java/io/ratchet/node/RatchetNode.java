@@ -4,6 +4,7 @@ import io.ratchet.client.ClientOptions;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.Readiness;
+import io.ratchet.node.admin.AdminService;
 import io.ratchet.node.http.HttpApi;
 import io.ratchet.node.http.LocalNode;
 import io.ratchet.node.http.Probes;
@@ -12,7 +13,6 @@ import io.ratchet.node.metrics.NodeMetrics;
 import io.ratchet.node.metrics.RaftState;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
-import io.ratchet.protocol.GroupName;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
@@ -32,6 +32,7 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -46,9 +47,14 @@ import org.apache.ratis.util.TimeDuration;
  * restarts: the node always starts with {@code RECOVER}, which formats only an empty directory.
  */
 public final class RatchetNode implements AutoCloseable {
+    private static final long STAGING_TIMEOUT_MILLIS = 30_000;
+
     private final NodeConfig config;
+    /** The cluster's Raft group id, from the node's storage (see {@link ClusterIdentity}). */
+    private final RaftGroupId groupId;
     private final RaftServer server;
     private final FrontEnd frontEnd;
+    private final AdminService admin;
     private final Sweeper sweeper;
     private final PeerReconnect reconnect;
     /** Null when the node's config names no quota of its own. */
@@ -60,40 +66,63 @@ public final class RatchetNode implements AutoCloseable {
     /** Where HTTP calls that block (the status probe) run. */
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
-    private RatchetNode(NodeConfig config, RaftServer server, FrontEnd frontEnd, NodeMetrics metrics) {
+    private RatchetNode(NodeConfig config, RaftGroupId groupId, RaftServer server, FrontEnd frontEnd, AdminService admin,
+                        NodeMetrics metrics) {
         this.config = config;
+        this.groupId = groupId;
+        this.admin = admin;
         this.server = server;
         this.frontEnd = frontEnd;
         this.metrics = metrics;
-        this.sweeper = new Sweeper(server, GroupName.toGroupId(config.group()), config.sweepInterval());
+        this.sweeper = new Sweeper(server, groupId, config.sweepInterval());
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
         this.quotaBootstrap = config.quotaBytes() == 0 ? null
-                : new QuotaBootstrap(server, GroupName.toGroupId(config.group()), config.quotaBytes(), config.sweepInterval());
+                : new QuotaBootstrap(server, groupId, config.quotaBytes(), config.sweepInterval());
     }
 
     /**
-     * Starts the node.
+     * Starts the node: it recovers its state from its storage, or, when the storage is empty, forms the
+     * cluster of its configured peers with them.
      *
      * @throws IllegalStateException when this JVM's heap cannot hold the node's quota (see {@link HeapBudget})
      */
     public static RatchetNode start(NodeConfig config) throws IOException {
+        return start(config, false);
+    }
+
+    /**
+     * Starts the node; with {@code join}, a node whose storage is empty does not form a cluster of its own:
+     * it waits, a member of no configuration, until a {@code members add} on the cluster adds it (the
+     * leader then sends it a snapshot and the log, and makes it a voter once it has caught up). A node
+     * whose storage already holds the cluster's state recovers from it either way, so restarting a
+     * joined node needs no special flag.
+     */
+    public static RatchetNode start(NodeConfig config, boolean join) throws IOException {
         String tooSmall = HeapBudget.refusal(config.effectiveQuota(), Runtime.getRuntime().maxMemory());
         if (tooSmall != null) {
             throw new IllegalStateException("node " + config.id() + " will not start: " + tooSmall);
         }
+        RaftGroupId groupId = ClusterIdentity.resolve(config.storage(), config.group());
+        // Ratis' way to add a server: it starts in the group with no peers, so it never stands for election
+        // (it is in no configuration) until the leader's configuration names it.
+        RaftGroup group = join && !ClusterIdentity.hasRaftState(config.storage(), groupId)
+                ? RaftGroup.valueOf(groupId, List.of())
+                : group(config, groupId);
         NodeMetrics metrics = new NodeMetrics(config.id());
-        FrontEnd frontEnd = new FrontEnd(GroupName.toGroupId(config.group()), metrics.rounds(), metrics.overQuota());
+        FrontEnd frontEnd = new FrontEnd(groupId, metrics.rounds(), metrics.overQuota());
+        AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()));
         RatchetStateMachine stateMachine = new RatchetStateMachine();
         stateMachine.listenToApplies(metrics.applyListener());
         // The front end is served on the client port, which is the node's one port: the address clients
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
         GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) ->
-                types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()) : builder);
+                types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()).addService(admin.service())
+                        : builder);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(config.id()))
-                .setGroup(group(config))
+                .setGroup(group)
                 .setProperties(properties(config))
                 .setParameters(parameters)
                 .setStateMachine(stateMachine)
@@ -106,6 +135,7 @@ public final class RatchetNode implements AutoCloseable {
         if (stateTooLarge != null) {
             server.close();
             frontEnd.close();
+            admin.close();
             metrics.close();
             throw new IllegalStateException("node " + config.id() + " will not start: its state has a quota set "
                     + "through the log, and " + stateTooLarge);
@@ -113,8 +143,9 @@ public final class RatchetNode implements AutoCloseable {
         // Only now: until start returns, looking up the Raft group blocks while it loads its snapshot and
         // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
         frontEnd.attach(server);
-        metrics.bindServer(server.getDivision(GroupName.toGroupId(config.group())), stateMachine, frontEnd::pendingWatches);
-        RatchetNode node = new RatchetNode(config, server, frontEnd, metrics);
+        admin.attach(server);
+        metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
+        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, metrics);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp();
@@ -134,7 +165,7 @@ public final class RatchetNode implements AutoCloseable {
     private void startHttp() throws IOException {
         String peers = String.join(",", config.peers().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
         httpClient = RatchetClient.connect(ClientOptions.parse(peers).withGroup(config.group()));
-        RaftServer.Division division = server.getDivision(GroupName.toGroupId(config.group()));
+        RaftServer.Division division = server.getDivision(groupId);
         RatchetStateMachine stateMachine = (RatchetStateMachine) division.getStateMachine();
         LocalNode local = new LocalNode() {
             @Override
@@ -185,11 +216,25 @@ public final class RatchetNode implements AutoCloseable {
         return http;
     }
 
-    static RaftGroup group(NodeConfig config) {
+    static RaftGroup group(NodeConfig config, RaftGroupId groupId) {
         List<RaftPeer> peers = config.peers().entrySet().stream()
                 .map(e -> RaftPeer.newBuilder().setId(e.getKey()).setAddress(e.getValue()).build())
                 .toList();
-        return RaftGroup.valueOf(GroupName.toGroupId(config.group()), peers);
+        return RaftGroup.valueOf(groupId, peers);
+    }
+
+    /** Whether this node is in the cluster's configuration (a node started to join is not, until added). */
+    public boolean isMember() {
+        try {
+            return RaftState.of(server.getDivision(groupId)).member();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The cluster's Raft group id. */
+    public RaftGroupId groupId() {
+        return groupId;
     }
 
     static RaftProperties properties(NodeConfig config) {
@@ -215,6 +260,9 @@ public final class RatchetNode implements AutoCloseable {
         // a lease (after an election, or when a majority is slow) reads fall back to the heartbeat round.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
+        // A node being added has this long without answering the leader before the change is given up
+        // (Ratis' default is 3 election timeouts, 1.8 s): a new node loading a large snapshot is busy.
+        RaftServerConfigKeys.setStagingTimeout(p, millis(STAGING_TIMEOUT_MILLIS));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
         RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, config.snapshotThreshold()));
@@ -275,6 +323,7 @@ public final class RatchetNode implements AutoCloseable {
             quotaBootstrap.close();
         }
         frontEnd.close();
+        admin.close();
         server.close();
         metrics.close();
     }

@@ -79,6 +79,26 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a new node {@code id} that waits to be added ({@code --join}), configured as the first node
+     * is, with its own storage beside theirs; returns its address.
+     */
+    public String startJoining(String id) {
+        NodeConfig first = configs.values().iterator().next();
+        Map<String, String> peers = new LinkedHashMap<>(first.peers());
+        peers.put(id, "127.0.0.1:" + freePort());
+        NodeConfig config = new NodeConfig(id, peers, first.group(), first.storage().resolveSibling(id),
+                first.snapshotThreshold(), first.segmentSizeBytes(), first.electionTimeoutMin(), first.electionTimeoutMax(),
+                first.sweepInterval(), freePort(), first.quotaBytes());
+        configs.put(id, config);
+        try {
+            running.put(id, RatchetNode.start(config, true));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return peers.get(id);
+    }
+
     void stopNode(String id) {
         RatchetNode node = running.remove(id);
         if (node != null) {
@@ -99,7 +119,7 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** Waits for a leader that is ready to serve, and returns its id. */
-    String awaitLeader() {
+    public String awaitLeader() {
         return await().atMost(Duration.ofSeconds(30)).until(this::readyLeader, Optional::isPresent).orElseThrow();
     }
 

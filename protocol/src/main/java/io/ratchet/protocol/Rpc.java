@@ -35,7 +35,7 @@ public final class Rpc {
     public static final String SERVICE = "ratchet.v1.FrontEnd";
 
     /** A message's bytes as they are: the codec inside them has its own version and kind. */
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+    static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
         @Override
         public InputStream stream(byte[] value) {
             return new ByteArrayInputStream(value);

@@ -1,0 +1,219 @@
+package io.ratchet.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.protocol.AdminRpc;
+import io.ratchet.protocol.Json;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+
+/**
+ * An operator's view of the cluster, through every node's administration service ({@link AdminRpc}):
+ * each node's status, the membership, and changes to it. Changes go to the leader, found as writes find
+ * it (a node that does not lead names the one that does).
+ *
+ * <pre>{@code
+ * try (ClusterAdmin admin = ClusterAdmin.connect(ClientOptions.parse("n1=10.0.0.1:7001,n2=10.0.0.2:7001"))) {
+ *     admin.addMember("n4", "10.0.0.4:7001");   // after starting n4 with --join
+ *     admin.removeMember("n2");
+ * }
+ * }</pre>
+ */
+public final class ClusterAdmin implements AutoCloseable {
+    /** A configuration change waits for a new node to catch up from the snapshot and log: give it time. */
+    private static final Duration CHANGE_TIMEOUT = Duration.ofMinutes(3);
+    private static final int MAX_ATTEMPTS = 12;
+    /** About one election: how long to wait before asking again when no node knows a leader. */
+    private static final Duration ELECTION_PAUSE = Duration.ofMillis(500);
+
+    /**
+     * One member of the configuration, with what it answered of itself.
+     *
+     * @param role   VOTER or LISTENER
+     * @param status its own status; UNREACHABLE when it did not answer
+     * @param lag    how many committed entries it has still to apply, by the leader's commit index
+     */
+    public record Member(String id, String address, String role, NodeStatus status, long lag) {
+    }
+
+    /**
+     * The cluster's configuration as the leader (or, without one, the node that answered) holds it.
+     *
+     * @param leader   the leader's id, or null
+     * @param index    the log index of the entry that made this configuration
+     * @param changing whether a change is under way (joint consensus)
+     */
+    public record Membership(String leader, long index, boolean changing, List<Member> members) {
+    }
+
+    private final ClientOptions options;
+    private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private volatile String leaderAddress;
+
+    private ClusterAdmin(ClientOptions options) {
+        this.options = options;
+    }
+
+    public static ClusterAdmin connect(ClientOptions options) {
+        return new ClusterAdmin(options);
+    }
+
+    /** Every configured node's status, and every member any of them names, asked in parallel. */
+    public List<NodeStatus> status() {
+        Map<String, NodeStatus> byAddress = new LinkedHashMap<>();
+        Map<String, String> toAsk = new LinkedHashMap<>();
+        options.peers().forEach((id, address) -> toAsk.put(address, id));
+        while (!toAsk.isEmpty()) {
+            Map<String, CompletableFuture<NodeStatus>> asked = new LinkedHashMap<>();
+            toAsk.forEach((address, id) -> asked.put(address, CompletableFuture.supplyAsync(() -> statusOf(id, address))));
+            toAsk.clear();
+            asked.forEach((address, answer) -> byAddress.put(address, answer.join()));
+            for (NodeStatus s : List.copyOf(byAddress.values())) {
+                for (NodeStatus.ConfiguredPeer p : s.configuration().members()) {
+                    if (!byAddress.containsKey(p.address())) {
+                        toAsk.put(p.address(), p.id());
+                    }
+                }
+            }
+        }
+        List<NodeStatus> all = new ArrayList<>(byAddress.values());
+        all.sort(Comparator.comparing(NodeStatus::id));
+        return all;
+    }
+
+    /** The configuration, each member with its own status and lag. */
+    public Membership members() {
+        List<NodeStatus> nodes = status();
+        NodeStatus source = nodes.stream().filter(n -> "LEADER".equals(n.role())).findFirst()
+                .or(() -> nodes.stream().filter(n -> !n.configuration().members().isEmpty()).findFirst())
+                .orElseThrow(() -> new ClusterUnavailableException("no node answered with the cluster's configuration: "
+                        + nodes.stream().map(n -> n.id() + " " + n.error()).toList(), null));
+        Map<String, NodeStatus> byId = new LinkedHashMap<>();
+        nodes.forEach(n -> byId.put(n.id(), n));
+        List<Member> members = new ArrayList<>();
+        for (NodeStatus.ConfiguredPeer p : source.configuration().members()) {
+            NodeStatus s = byId.getOrDefault(p.id(), NodeStatus.unreachable(p.id(), p.address(), "not asked"));
+            long lag = "UNREACHABLE".equals(s.role()) ? -1 : Math.max(0, source.commitIndex() - s.appliedIndex());
+            members.add(new Member(p.id(), p.address(), p.role(), s, lag));
+        }
+        return new Membership("LEADER".equals(source.role()) ? source.id() : source.leader(), source.configuration().index(),
+                source.configuration().changing(), members);
+    }
+
+    /**
+     * Adds the node {@code id} at {@code address}, which must be running and waiting to join (started with
+     * {@code --join} on empty storage). Returns once it has caught up and the new configuration is
+     * committed.
+     *
+     * @throws AdminRefusedException when the cluster refuses: nothing changed
+     */
+    public Membership addMember(String id, String address) {
+        change(Json.MAPPER.createObjectNode().put("op", "members.add").put("id", id).put("address", address));
+        return members();
+    }
+
+    /**
+     * Removes the member {@code id}; it stops serving the cluster once the change commits.
+     *
+     * @throws AdminRefusedException when it is not a member, is the last voter, or the voters left would
+     *                               not have a live majority: nothing changed
+     */
+    public Membership removeMember(String id) {
+        change(Json.MAPPER.createObjectNode().put("op", "members.remove").put("id", id));
+        return members();
+    }
+
+    /** Makes the voter {@code id} the leader; returns once it leads. */
+    public void transferLeadership(String id) {
+        change(Json.MAPPER.createObjectNode().put("op", "leader.transfer").put("id", id));
+    }
+
+    /**
+     * Sends a change to the leader: the one last named, else each node in turn, following redirects; while
+     * there is no leader (an election), it goes round again after a pause, a few times.
+     */
+    private JsonNode change(ObjectNode request) {
+        List<String> tried = new ArrayList<>();
+        String next = leaderAddress;
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            List<String> addresses = List.copyOf(options.peers().values());
+            String address = next != null ? next : addresses.get(attempt % addresses.size());
+            next = null;
+            if (attempt > 0 && attempt % addresses.size() == 0) {
+                pause();
+            }
+            JsonNode answer;
+            try {
+                answer = call(address, request, CHANGE_TIMEOUT);
+            } catch (StatusRuntimeException e) {
+                tried.add(address + ": " + e.getStatus().getCode());
+                continue;
+            }
+            String error = answer.path("error").asText(null);
+            if (error == null) {
+                leaderAddress = address;
+                return answer;
+            }
+            String message = answer.path("message").asText();
+            switch (error) {
+                case "not_leader" -> next = answer.path("leader").path("address").asText();
+                case "no_leader", "unavailable" -> tried.add(address + ": " + message);
+                case "invalid" -> throw new InvalidRequestException(message, null);
+                case "refused" -> throw new AdminRefusedException(message);
+                default -> throw new UnknownOutcomeException(message, null);
+            }
+        }
+        throw new ClusterUnavailableException("no leader took the change; tried " + tried, null);
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(ELECTION_PAUSE.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClusterUnavailableException("interrupted", e);
+        }
+    }
+
+    private NodeStatus statusOf(String id, String address) {
+        try {
+            JsonNode s = call(address, Json.MAPPER.createObjectNode().put("op", "status"), options.requestTimeout());
+            return NodeStatus.fromJson(s);
+        } catch (StatusRuntimeException e) {
+            return NodeStatus.unreachable(id, address, e.getStatus().getCode() + (e.getStatus().getDescription() == null
+                    ? "" : ": " + e.getStatus().getDescription()));
+        } catch (RuntimeException e) {
+            return NodeStatus.unreachable(id, address, RatchetClient.describe(e));
+        }
+    }
+
+    private JsonNode call(String address, ObjectNode request, Duration timeout) {
+        ManagedChannel channel = channels.computeIfAbsent(address, NodeChannels::open);
+        try {
+            byte[] answer = ClientCalls.blockingUnaryCall(channel, AdminRpc.CALL,
+                    CallOptions.DEFAULT.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS),
+                    Json.MAPPER.writeValueAsBytes(request));
+            return Json.MAPPER.readTree(answer);
+        } catch (IOException e) {
+            throw new IllegalStateException("the node at " + address + " answered with something that is not JSON", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        channels.values().forEach(ManagedChannel::shutdownNow);
+        channels.clear();
+    }
+}

@@ -1,0 +1,66 @@
+package io.ratchet.node;
+
+import io.ratchet.protocol.GroupName;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.UUID;
+import org.apache.ratis.protocol.RaftGroupId;
+
+/**
+ * Which cluster a node's storage belongs to: the Raft group id, kept in {@code cluster.id} at the root of
+ * its storage. Every Ratis message carries the group id and a node refuses any other, so two clusters
+ * with different ids can never mix, even when their nodes are given each other's addresses.
+ *
+ * <p>A cluster formed from scratch takes the id derived from its name ({@link GroupName}), which is what
+ * clusters had before the file existed, so their storage keeps working; the file is written at the first
+ * start. A cluster restored from a backup gets a new id (see {@code ratchet restore}), written into each
+ * of its nodes' storage before they start: the restored cluster and the one the backup came from cannot
+ * take each other's messages.
+ */
+public final class ClusterIdentity {
+    public static final String FILE = "cluster.id";
+
+    private ClusterIdentity() {
+    }
+
+    /** The id in {@code storage}'s file, or (first start) the one derived from the cluster's name, recorded there. */
+    public static RaftGroupId resolve(Path storage, String clusterName) throws IOException {
+        RaftGroupId recorded = read(storage);
+        if (recorded != null) {
+            return recorded;
+        }
+        RaftGroupId derived = GroupName.toGroupId(clusterName);
+        write(storage, derived);
+        return derived;
+    }
+
+    /** The id recorded in {@code storage}, or null when none is. */
+    public static RaftGroupId read(Path storage) throws IOException {
+        Path file = storage.resolve(FILE);
+        if (!Files.exists(file)) {
+            return null;
+        }
+        String text = Files.readString(file, StandardCharsets.UTF_8).trim();
+        try {
+            return RaftGroupId.valueOf(UUID.fromString(text));
+        } catch (IllegalArgumentException e) {
+            throw new IOException(file + " does not hold a cluster id (a UUID): '" + text + "'");
+        }
+    }
+
+    /** Records {@code id} in {@code storage} (atomically: a crash leaves the old file or the new one). */
+    public static void write(Path storage, RaftGroupId id) throws IOException {
+        Files.createDirectories(storage);
+        Path tmp = storage.resolve(FILE + ".tmp");
+        Files.writeString(tmp, id.getUuid() + "\n", StandardCharsets.UTF_8);
+        Files.move(tmp, storage.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** Whether {@code storage} already holds this group's Raft state (a node that has been a member). */
+    static boolean hasRaftState(Path storage, RaftGroupId id) {
+        return Files.exists(storage.resolve(id.getUuid().toString()).resolve("current").resolve("raft-meta"));
+    }
+}
