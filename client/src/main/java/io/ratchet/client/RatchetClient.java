@@ -51,6 +51,8 @@ import java.util.function.Supplier;
 public final class RatchetClient implements AutoCloseable {
     private final ClientOptions options;
     private final Transport transport;
+    /** Status calls; its channels open on the first and close with the client. */
+    private final ClusterAdmin admin;
     private final Attempts attempts;
     /**
      * One write message in flight, always: the session tells a resend from a new message by its
@@ -82,6 +84,7 @@ public final class RatchetClient implements AutoCloseable {
     private RatchetClient(ClientOptions options, Function<ScheduledExecutorService, Transport.Connector> connector) {
         this.options = options;
         this.transport = new Transport(List.copyOf(options.peers().values()), connector);
+        this.admin = ClusterAdmin.connect(options);
         this.attempts = new Attempts(transport, options);
         ClientSession session = new ClientSession(attempts, options);
         this.groupCommit = new GroupCommit<>(GroupCommit.WRITES, session::send, 1, GroupCommit.MAX_HOLD_NANOS);
@@ -465,14 +468,13 @@ public final class RatchetClient implements AutoCloseable {
      * store size and configuration (see {@link ClusterAdmin}).
      */
     public List<NodeStatus> status() {
-        try (ClusterAdmin admin = ClusterAdmin.connect(options)) {
-            return admin.status();
-        }
+        return admin.status();
     }
 
     @Override
     public void close() {
         transport.close();
+        admin.close();
     }
 
     // ---- the send path
