@@ -42,7 +42,7 @@ public final class Main implements Runnable {
             new Group("Items", List.of("put", "get", "delete", "list", "watch", "txn")),
             new Group("Documents", List.of("doc")),
             new Group("Locks and reservations", List.of("lock", "semaphore", "reserve")),
-            new Group("Cluster", List.of("status", "members", "leader", "stats", "quota", "bench", "help")));
+            new Group("Cluster", List.of("status", "members", "leader", "stats", "quota", "backup", "bench", "help")));
 
     /** A new instance of the named command; a switch, so that naming one loads no other command's class. */
     private static Object newCommand(String name) {
@@ -62,6 +62,7 @@ public final class Main implements Runnable {
             case "leader" -> new MembersCommand.Leader();
             case "stats" -> new StatsCommand();
             case "quota" -> new QuotaCommand();
+            case "backup" -> new BackupCommand();
             case "bench" -> new BenchCommand();
             case "help" -> new CommandLine.HelpCommand();
             default -> throw new IllegalArgumentException("no command " + name);
@@ -96,6 +97,7 @@ public final class Main implements Runnable {
             Map.entry("stats", "ratchet stats --top 5"),
             Map.entry("quota", "ratchet quota"),
             Map.entry("quota set", "ratchet quota set 512MiB"),
+            Map.entry("backup", "ratchet backup --out ratchet-$(date +%F).rbk --node n2"),
             Map.entry("txn", "ratchet txn '[{\"op\":\"put\",\"key\":\"a\",\"value\":1,\"index\":0},"
                     + "{\"op\":\"check\",\"key\":\"b\",\"index\":0}]'"),
             Map.entry("doc", "ratchet doc put users/7 '{\"name\":\"Ada\"}'"),

@@ -2,10 +2,13 @@ package io.ratchet.node;
 
 import io.ratchet.protocol.GroupName;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.UUID;
 import org.apache.ratis.protocol.RaftGroupId;
 
@@ -51,11 +54,18 @@ public final class ClusterIdentity {
         }
     }
 
-    /** Records {@code id} in {@code storage} (atomically: a crash leaves the old file or the new one). */
+    /**
+     * Records {@code id} in {@code storage}, durably and atomically: synced before the rename, so a crash
+     * leaves the old file or the whole new one, never an empty one.
+     */
     public static void write(Path storage, RaftGroupId id) throws IOException {
         Files.createDirectories(storage);
         Path tmp = storage.resolve(FILE + ".tmp");
-        Files.writeString(tmp, id.getUuid() + "\n", StandardCharsets.UTF_8);
+        try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            out.write(ByteBuffer.wrap((id.getUuid() + "\n").getBytes(StandardCharsets.UTF_8)));
+            out.force(true);
+        }
         Files.move(tmp, storage.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 

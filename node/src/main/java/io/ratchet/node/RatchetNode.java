@@ -112,6 +112,7 @@ public final class RatchetNode implements AutoCloseable {
         NodeMetrics metrics = new NodeMetrics(config.id());
         FrontEnd frontEnd = new FrontEnd(groupId, metrics.rounds(), metrics.overQuota());
         AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()));
+        BackupService backup = new BackupService(config.id(), config.group(), groupId);
         RatchetStateMachine stateMachine = new RatchetStateMachine();
         stateMachine.listenToApplies(metrics.applyListener());
         // The front end is served on the client port, which is the node's one port: the address clients
@@ -119,7 +120,7 @@ public final class RatchetNode implements AutoCloseable {
         Parameters parameters = new Parameters();
         GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) ->
                 types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()).addService(admin.service())
-                        : builder);
+                        .addService(backup.service()) : builder);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(config.id()))
                 .setGroup(group)
@@ -144,6 +145,7 @@ public final class RatchetNode implements AutoCloseable {
         // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
         frontEnd.attach(server);
         admin.attach(server);
+        backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
         RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, metrics);
         if (config.httpPort() != 0) {

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.protocol.Codec;
-import io.ratchet.protocol.GroupName;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
@@ -24,7 +23,6 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.UnaryOperator;
 import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
@@ -37,7 +35,6 @@ public final class LocalCluster implements AutoCloseable {
     private final Map<String, NodeConfig> configs = new LinkedHashMap<>();
     private final Map<String, RatchetNode> running = new LinkedHashMap<>();
     private final List<RatchetClient> clients = new ArrayList<>();
-    private final RaftGroupId groupId = GroupName.toGroupId(NodeConfig.DEFAULT_GROUP);
 
     private LocalCluster() {
     }
@@ -153,7 +150,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private RaftServer.Division division(RatchetNode node) {
         try {
-            return node.raftServer().getDivision(groupId);
+            return node.raftServer().getDivision(node.groupId());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -12,6 +12,7 @@ import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -402,6 +403,23 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private Result read(Query query) {
         TermIndex applied = getLastAppliedTermIndex();
         return store.answer(query, applied == null ? 0 : applied.getIndex());
+    }
+
+    /**
+     * Writes the whole state to {@code target} as a snapshot file, for a backup, and returns the term and
+     * index it holds. Under the read lock, as for a snapshot: apply waits until it is written.
+     */
+    public TermIndex writeState(Path target) throws IOException {
+        lock.readLock().lock();
+        try {
+            // Read under the lock: the store holds every entry up to it and none after. (Configuration entries
+            // move it without the lock, but they change nothing in the store.)
+            TermIndex applied = getLastAppliedTermIndex();
+            SnapshotFile.write(store, target);
+            return applied;
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     /**

@@ -1,0 +1,146 @@
+package io.ratchet.client.backup;
+
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.ClusterAdmin;
+import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.NodeChannels;
+import io.ratchet.client.NodeStatus;
+import io.ratchet.protocol.BackupCheck;
+import io.ratchet.protocol.BackupHeader;
+import io.ratchet.protocol.BackupRpc;
+import io.ratchet.protocol.InvalidBackupException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+
+/**
+ * Backups of a running cluster's whole state (items, documents, client sessions, remembered idempotent
+ * results, the quota and cluster time), taken without stopping writes ({@link BackupRpc}).
+ *
+ * <pre>{@code
+ * SavedBackup b = Backups.save(ClientOptions.parse("n1=10.0.0.1:7001,n2=10.0.0.2:7001"), Path.of("ratchet.rbk"));
+ * }</pre>
+ *
+ * A backup holds every write acknowledged before {@code save} was called, at the index it reports, and
+ * nothing above that index. Restore one into a new cluster with {@code ratchet restore}.
+ */
+public final class Backups {
+    private Backups() {
+    }
+
+    /**
+     * Saves a backup to {@code target}, written by the first node that serves one: followers first, each
+     * in the order of their ids, then the leader (apply pauses on the node that writes the state, and on
+     * the leader that delays the answers to writes). To choose the node, give options with that node
+     * alone. The bytes are verified as they arrive
+     * and written to {@code target.tmp}, which is synced and renamed to {@code target} only once the whole
+     * file is in and its SHA-256 matches: {@code target} is never a partial backup, and an older file there
+     * stays until a whole new one replaces it. Each node's attempt may take the options' operation timeout.
+     *
+     * @throws IllegalArgumentException    when {@code target}'s directory does not exist, or it is a directory
+     * @throws ClusterUnavailableException when no node served a whole backup (each node's reason in the message)
+     * @throws IOException                 when {@code target} cannot be written
+     */
+    public static SavedBackup save(ClientOptions options, Path target) throws IOException {
+        Path parent = target.toAbsolutePath().getParent();
+        if (!Files.isDirectory(parent)) {
+            throw new IllegalArgumentException("cannot save a backup to " + target + ": " + parent + " is not a directory");
+        }
+        if (Files.isDirectory(target)) {
+            throw new IllegalArgumentException("cannot save a backup to " + target + ": it is a directory");
+        }
+        Path partial = target.resolveSibling(target.getFileName() + ".tmp");
+        List<String> failures = new ArrayList<>();
+        for (Map.Entry<String, String> node : followersFirst(options)) {
+            try {
+                return saveFrom(node.getKey(), node.getValue(), options, partial, target);
+            } catch (StatusRuntimeException e) {
+                failures.add(node.getKey() + ": " + describe(e.getStatus()));
+            } catch (InvalidBackupException e) {
+                failures.add(node.getKey() + ": " + e.getMessage());
+            } finally {
+                Files.deleteIfExists(partial);
+            }
+        }
+        throw new ClusterUnavailableException("no node served a backup (" + String.join("; ", failures) + ")", null);
+    }
+
+    /** The nodes by id, the leader last (as the nodes' own status calls tell; a node that does not answer is no leader). */
+    private static List<Map.Entry<String, String>> followersFirst(ClientOptions options) {
+        List<Map.Entry<String, String>> byId = options.peers().entrySet().stream().sorted(Map.Entry.comparingByKey()).toList();
+        if (byId.size() == 1) {
+            return byId;
+        }
+        Set<String> leaders;
+        try (ClusterAdmin admin = ClusterAdmin.connect(options)) {
+            leaders = admin.status().stream().filter(s -> "LEADER".equals(s.role())).map(NodeStatus::address)
+                    .collect(Collectors.toSet());
+        }
+        // A stable sort: the ids' order stays among the followers.
+        return byId.stream().sorted(Comparator.comparing(node -> leaders.contains(node.getValue()))).toList();
+    }
+
+    private static SavedBackup saveFrom(String node, String address, ClientOptions options, Path partial, Path target)
+            throws IOException {
+        ManagedChannel channel = NodeChannels.open(address);
+        try {
+            Iterator<byte[]> chunks = ClientCalls.blockingServerStreamingCall(channel, BackupRpc.BACKUP,
+                    CallOptions.DEFAULT.withDeadlineAfter(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS),
+                    new byte[0]);
+            BackupCheck check = new BackupCheck("the backup node " + node + " sent");
+            try (FileChannel out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                while (chunks.hasNext()) {
+                    byte[] chunk = chunks.next();
+                    check.accept(chunk, 0, chunk.length);
+                    ByteBuffer bytes = ByteBuffer.wrap(chunk);
+                    while (bytes.hasRemaining()) {
+                        out.write(bytes);
+                    }
+                }
+                out.force(true);
+            }
+            BackupCheck.Verified verified = check.finish();
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            syncDirectory(target.toAbsolutePath().getParent());
+            BackupHeader h = verified.header();
+            return new SavedBackup(target, node, h.cluster(), h.clusterId(), h.term(), h.index(),
+                    Instant.ofEpochMilli(h.takenAt()), verified.bytes(), verified.sha256());
+        } finally {
+            // Also cancels the call when the bytes were refused half way.
+            channel.shutdownNow();
+        }
+    }
+
+    private static String describe(Status status) {
+        if (status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
+            return "did not finish in time; a larger state needs a longer timeout";
+        }
+        return status.getCode() + (status.getDescription() == null ? "" : " " + status.getDescription());
+    }
+
+    /** Makes the rename itself durable. */
+    private static void syncDirectory(Path dir) throws IOException {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+}

@@ -1,0 +1,238 @@
+package io.ratchet.node;
+
+import io.ratchet.protocol.BackupHeader;
+import io.ratchet.protocol.BackupRpc;
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.DaemonThreads;
+import io.ratchet.protocol.Query;
+import io.ratchet.statemachine.BackupFile;
+import io.ratchet.statemachine.RatchetStateMachine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
+import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.stub.ServerCallStreamObserver;
+import org.apache.ratis.thirdparty.io.grpc.stub.ServerCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The backup service ({@link BackupRpc}): any node writes the cluster's whole state and streams it as a
+ * backup file. The state holds every write acknowledged before the call: a linearizable read through Raft
+ * (ReadIndex, or the leader's lease) first makes sure this node has applied everything committed by then,
+ * and the state machine then writes its state at whatever index it has applied since, under its read lock.
+ * So apply waits on this node while the state is written, as for a snapshot; a follower's apply pausing
+ * delays no write's answer, the leader's does.
+ *
+ * <p>One backup at a time per node: the state is written once to a temporary file in the node's storage,
+ * streamed at the pace gRPC's flow control allows, and deleted when the call ends, however it ends.
+ */
+final class BackupService {
+    private static final Logger LOG = LoggerFactory.getLogger(BackupService.class);
+    /** Longer than any election: a node that cannot confirm its state by then will not soon. */
+    private static final long BARRIER_SECONDS = 30;
+    /** The state being written, in the group's own temporary directory; one at a time, so one name. */
+    private static final String STATE_FILE = "backup.snapshot";
+
+    private final String nodeId;
+    private final String clusterName;
+    private final RaftGroupId groupId;
+    private final LocalSubmitter local;
+    private final Semaphore oneAtATime = new Semaphore(1);
+    private volatile RaftServer server;
+
+    BackupService(String nodeId, String clusterName, RaftGroupId groupId) {
+        this.nodeId = nodeId;
+        this.clusterName = clusterName;
+        this.groupId = groupId;
+        this.local = new LocalSubmitter(groupId);
+    }
+
+    /** The gRPC service, for Ratis to add to its server before it starts. */
+    ServerServiceDefinition service() {
+        return ServerServiceDefinition.builder(BackupRpc.SERVICE)
+                .addMethod(BackupRpc.BACKUP, ServerCalls.asyncServerStreamingCall(this::backup))
+                .build();
+    }
+
+    /** Called once the Ratis server has started; until then every call is refused as unavailable. */
+    void attach(RaftServer server) {
+        this.server = server;
+    }
+
+    private void backup(byte[] request, StreamObserver<byte[]> observer) {
+        Transfer transfer = new Transfer((ServerCallStreamObserver<byte[]>) observer);
+        RaftServer s = server;
+        if (s == null) {
+            transfer.fail(Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting"));
+        } else if (request.length != 0) {
+            transfer.fail(Status.INVALID_ARGUMENT.withDescription("a backup request is empty; this one has "
+                    + request.length + " bytes"));
+        } else if (!oneAtATime.tryAcquire()) {
+            transfer.fail(Status.RESOURCE_EXHAUSTED.withDescription("node " + nodeId + " is writing another backup"));
+        } else {
+            // Its own thread: the barrier and the write block, and backups are rare.
+            DaemonThreads.named("ratchet-backup").newThread(() -> write(s, transfer)).start();
+        }
+    }
+
+    /** Writes the state and hands it, with the backup slot, to the transfer; on failure releases both itself. */
+    private void write(RaftServer s, Transfer transfer) {
+        Path state = null;
+        Status failed;
+        try {
+            barrier(s);
+            if (transfer.ended()) {
+                oneAtATime.release(); // the client gave up while this node caught up: write nothing
+                return;
+            }
+            RaftServer.Division division = s.getDivision(groupId);
+            Path dir = division.getRaftStorage().getStorageDir().getTmpDir().toPath();
+            Files.createDirectories(dir);
+            state = dir.resolve(STATE_FILE);
+            long started = System.nanoTime();
+            TermIndex at = ((RatchetStateMachine) division.getStateMachine()).writeState(state);
+            BackupHeader header = new BackupHeader(clusterName, groupId.getUuid(), at.getTerm(), at.getIndex(),
+                    System.currentTimeMillis(), Files.size(state));
+            LOG.info("backup at index {} (term {}): {} bytes of state written in {} ms", at.getIndex(), at.getTerm(),
+                    header.stateBytes(), (System.nanoTime() - started) / 1_000_000);
+            transfer.begin(BackupFile.open(header, state), state);
+            return;
+        } catch (BarrierException e) {
+            failed = Status.UNAVAILABLE.withDescription(e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("backup failed on node {}", nodeId, e);
+            failed = Status.INTERNAL.withDescription("node " + nodeId + " could not write the backup: " + e);
+        }
+        deleteQuietly(state);
+        oneAtATime.release();
+        transfer.fail(failed);
+    }
+
+    /** Waits until this node has applied every entry committed before now: a linearizable read through Raft. */
+    private void barrier(RaftServer s) throws BarrierException {
+        try {
+            local.submit(s, Codec.encodeQuery(new Query.Stats()), RaftClientRequest.readRequestType())
+                    .get(BARRIER_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            throw new BarrierException("node " + nodeId + " cannot confirm through Raft that it holds every "
+                    + "committed write: " + cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BarrierException("node " + nodeId + " was interrupted");
+        }
+    }
+
+    private static final class BarrierException extends Exception {
+        BarrierException(String message) {
+            super(message);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        if (file == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.warn("could not delete {}; the next backup replaces it", file, e);
+        }
+    }
+
+    /**
+     * One call's stream: sends the backup's bytes while gRPC says the client can take more, and ends the
+     * call (completed, failed or cancelled) exactly once, releasing the file and the backup slot.
+     */
+    private final class Transfer {
+        private final ServerCallStreamObserver<byte[]> call;
+        private InputStream bytes;
+        private Path file;
+        private boolean ended;
+
+        Transfer(ServerCallStreamObserver<byte[]> call) {
+            this.call = call;
+            // Both are set before the handler returns, as gRPC requires.
+            call.setOnReadyHandler(this::pump);
+            call.setOnCancelHandler(this::cancelled);
+        }
+
+        synchronized void begin(InputStream bytes, Path file) {
+            this.bytes = bytes;
+            this.file = file;
+            if (ended) {
+                release(); // the client went away while the state was written
+            } else {
+                pump();
+            }
+        }
+
+        synchronized void pump() {
+            if (ended || bytes == null) {
+                return;
+            }
+            try {
+                while (call.isReady()) {
+                    byte[] chunk = bytes.readNBytes(BackupRpc.CHUNK_BYTES);
+                    if (chunk.length == 0) {
+                        call.onCompleted();
+                        end();
+                        return;
+                    }
+                    call.onNext(chunk);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("backup stream failed on node {}", nodeId, e);
+                fail(Status.INTERNAL.withDescription("node " + nodeId + " could not read the backup it wrote: " + e));
+            }
+        }
+
+        synchronized void fail(Status status) {
+            if (!ended) {
+                call.onError(status.asRuntimeException());
+                end();
+            }
+        }
+
+        synchronized boolean ended() {
+            return ended;
+        }
+
+        private synchronized void cancelled() {
+            if (!ended) {
+                end();
+            }
+        }
+
+        /** Marks the call ended; once the transfer holds the state (after {@link #begin}), lets it go. */
+        private void end() {
+            ended = true;
+            if (bytes != null) {
+                release();
+            }
+        }
+
+        /** Closes and deletes the state and frees the backup slot: once, for a transfer that was begun. */
+        private void release() {
+            try {
+                bytes.close();
+            } catch (IOException e) {
+                LOG.debug("closing the backup stream", e);
+            }
+            deleteQuietly(file);
+            oneAtATime.release();
+        }
+    }
+}
