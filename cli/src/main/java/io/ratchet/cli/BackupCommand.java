@@ -47,7 +47,7 @@ final class BackupCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("no node '" + node + "' among the peers " + options.peers().keySet());
             }
             options = new ClientOptions(Map.of(node, address), options.group(), options.requestTimeout(),
-                    options.maxAttempts(), options.operationTimeout(), options.sessionTimeout());
+                    options.maxAttempts(), options.operationTimeout(), options.sessionTimeout(), options.credentials());
         }
         // The timeout bounds each node's whole transfer: a large state needs more than the default.
         options = options.withTimeouts(options.requestTimeout(), options.maxAttempts(), Durations.parse(client.timeout));

@@ -17,14 +17,16 @@ import java.util.Map;
  * @param operationTimeout the most one operation may take in all, retries included
  * @param sessionTimeout   how long the cluster keeps this client's session (what makes a resent write
  *                         apply once) without a write in it; an idle client opens a new one when it next writes
+ * @param credentials      TLS trust, the client's certificate and its token ({@link Credentials#NONE}: plaintext)
  */
 public record ClientOptions(Map<String, String> peers, String group, Duration requestTimeout, int maxAttempts,
-                            Duration operationTimeout, Duration sessionTimeout) {
+                            Duration operationTimeout, Duration sessionTimeout, Credentials credentials) {
     /** The default session timeout: far above any retry of one write, short enough not to hoard sessions. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofMinutes(5);
 
     public ClientOptions {
         peers = Map.copyOf(peers);
+        credentials = credentials == null ? Credentials.NONE : credentials;
         if (peers.isEmpty()) {
             throw new IllegalArgumentException("at least one peer address is needed");
         }
@@ -58,18 +60,22 @@ public record ClientOptions(Map<String, String> peers, String group, Duration re
             map.put(id, address);
         }
         return new ClientOptions(map, "ratchet", Duration.ofSeconds(3), 12, Duration.ofSeconds(15),
-                DEFAULT_SESSION_TIMEOUT);
+                DEFAULT_SESSION_TIMEOUT, Credentials.NONE);
     }
 
     public ClientOptions withGroup(String group) {
-        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout);
+        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout, credentials);
     }
 
     public ClientOptions withTimeouts(Duration requestTimeout, int maxAttempts, Duration operationTimeout) {
-        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout);
+        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout, credentials);
     }
 
     public ClientOptions withSessionTimeout(Duration sessionTimeout) {
-        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout);
+        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout, credentials);
+    }
+
+    public ClientOptions withCredentials(Credentials credentials) {
+        return new ClientOptions(peers, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout, credentials);
     }
 }

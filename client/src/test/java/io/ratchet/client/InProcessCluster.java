@@ -158,7 +158,7 @@ public final class InProcessCluster implements AutoCloseable {
             }
         }
         return new ClientOptions(peers, "ratchet", Duration.ofSeconds(1), 3, Duration.ofSeconds(3),
-                ClientOptions.DEFAULT_SESSION_TIMEOUT);
+                ClientOptions.DEFAULT_SESSION_TIMEOUT, Credentials.NONE);
     }
 
     /** A client of all three nodes, closed with the cluster. */
