@@ -43,6 +43,7 @@ public final class Codec {
     private static final byte DELETE_DOCUMENT = 7;
     private static final byte OPEN_SESSION = 8;
     private static final byte SET_QUOTA = 9;
+    private static final byte AUTH_CHANGE = 10;
 
     private static final byte GET = 1;
     private static final byte GET_ALL = 2;
@@ -52,6 +53,7 @@ public final class Codec {
     private static final byte GET_DOCUMENT = 6;
     private static final byte GETS = 7;
     private static final byte CONTENTION_QUERY = 8;
+    private static final byte AUTH_STATUS = 9;
 
     private static final byte WRITE = 1;
     private static final byte REJECTED = 2;
@@ -67,6 +69,7 @@ public final class Codec {
     private static final byte CONTENTION = 12;
     private static final byte QUOTA_EXCEEDED = 13;
     private static final byte QUOTA = 14;
+    private static final byte AUTH_STATE = 15;
 
     /** Entries may hold several requests (group commit), so counts inside them get a generous bound. */
     private static final int MAX_COUNT = 1 << 20;
@@ -317,6 +320,9 @@ public final class Codec {
             out.writeByte(SET_QUOTA);
             out.writeLong(q.bytes());
             out.writeBoolean(q.ifUnset());
+        } else if (command instanceof Command.AuthChange a) {
+            out.writeByte(AUTH_CHANGE);
+            AuthTableCodec.writeChange(out, a);
         } else if (command instanceof Command.Sweep s) {
             out.writeByte(SWEEP);
             out.writeInt(s.candidates().size());
@@ -352,6 +358,9 @@ public final class Codec {
         }
         if (type == SET_QUOTA) {
             return new Command.SetQuota(in.readLong(), in.readBoolean());
+        }
+        if (type == AUTH_CHANGE) {
+            return AuthTableCodec.readChange(in);
         }
         Command.Op op = readOp(in, type);
         if (op instanceof Command c) {
@@ -439,6 +448,8 @@ public final class Codec {
         } else if (query instanceof Query.Contention c) {
             out.writeByte(CONTENTION_QUERY);
             out.writeInt(c.limit());
+        } else if (query instanceof Query.AuthStatus) {
+            out.writeByte(AUTH_STATUS);
         } else {
             throw new IllegalArgumentException("no encoding for " + query);
         }
@@ -461,6 +472,7 @@ public final class Codec {
             case WATCH -> new Query.Watch(readString(in), in.readLong(), in.readLong());
             case GET_DOCUMENT -> new Query.GetDocument(readString(in));
             case CONTENTION_QUERY -> new Query.Contention(in.readInt());
+            case AUTH_STATUS -> new Query.AuthStatus();
             case GETS -> {
                 int n = readCount(in);
                 List<Query.Get> gets = new ArrayList<>(Math.min(n, 64));
@@ -560,6 +572,9 @@ public final class Codec {
             out.writeByte(QUOTA);
             out.writeLong(q.used());
             out.writeLong(q.quota());
+        } else if (result instanceof Result.AuthState a) {
+            out.writeByte(AUTH_STATE);
+            AuthTableCodec.write(out, a.table());
         } else if (result instanceof Result.DocumentFound d) {
             out.writeByte(DOCUMENT_FOUND);
             out.writeBoolean(d.document() != null);
@@ -600,6 +615,7 @@ public final class Codec {
                     in.readLong());
             case QUOTA_EXCEEDED -> new Result.QuotaExceeded(in.readLong(), in.readLong(), in.readLong());
             case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
+            case AUTH_STATE -> new Result.AuthState(AuthTableCodec.read(in));
             case WATCHED -> new Result.Watched(in.readBoolean(), in.readLong(), readNullableItem(in));
             case DOCUMENT_FOUND -> new Result.DocumentFound(in.readBoolean() ? readDocument(in) : null);
             case SESSION_OPENED -> new Result.SessionOpened(in.readLong(), in.readLong());

@@ -9,7 +9,7 @@ import java.util.Set;
  * of the entry that last wrote it; index 0 names an absent item.
  */
 public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep,
-        Command.OpenSession, Command.SetQuota {
+        Command.OpenSession, Command.SetQuota, Command.AuthChange {
 
     /** Checks the command's own fields; throws {@link InvalidCommandException} when one is bad. */
     void validate();
@@ -211,6 +211,73 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
             if (bytes < Limits.MIN_QUOTA_BYTES || bytes > Limits.MAX_QUOTA_BYTES) {
                 throw new InvalidCommandException("quota must be " + Limits.MIN_QUOTA_BYTES + " .. "
                         + Limits.MAX_QUOTA_BYTES + " bytes (1 MiB .. 1 TiB), not " + bytes);
+            }
+        }
+    }
+
+    /**
+     * A change to who may do what ({@link AuthTable}): only an administrator may make it once
+     * authentication is on. Applied as {@link AuthTable#apply}: all or nothing.
+     */
+    sealed interface AuthChange extends Command {
+        /** Turns authentication and permission checks on or off; on needs a user with admin on every key. */
+        record Enable(boolean enabled) implements AuthChange {
+            @Override
+            public void validate() {
+            }
+        }
+
+        /** Adds user {@code name}, known by the SHA-256 (hex) of its token; the token itself never travels. */
+        record AddUser(String name, String tokenHash, List<String> roles) implements AuthChange {
+            public AddUser {
+                roles = roles == null ? null : List.copyOf(roles);
+            }
+
+            @Override
+            public void validate() {
+                AuthTable.checkName("user", name);
+                AuthTable.checkHash(tokenHash);
+                if (roles == null) {
+                    throw new InvalidCommandException("roles must not be null");
+                }
+                AuthTable.checkRoles(roles);
+            }
+        }
+
+        /** Removes user {@code name}: its token stops working with this entry. */
+        record RemoveUser(String name) implements AuthChange {
+            @Override
+            public void validate() {
+                AuthTable.checkName("user", name);
+            }
+        }
+
+        /** Grants {@code permission} on keys starting with {@code prefix} to {@code role} (creating the role). */
+        record Grant(String role, AuthTable.Permission permission, String prefix) implements AuthChange {
+            @Override
+            public void validate() {
+                checkGrant(role, permission, prefix);
+            }
+        }
+
+        /** Takes a grant back; a role with no grants left is gone. */
+        record Revoke(String role, AuthTable.Permission permission, String prefix) implements AuthChange {
+            @Override
+            public void validate() {
+                checkGrant(role, permission, prefix);
+            }
+        }
+
+        private static void checkGrant(String role, AuthTable.Permission permission, String prefix) {
+            AuthTable.checkName("role", role);
+            if (role.equals(AuthTable.ROOT)) {
+                throw new InvalidCommandException("the role '" + AuthTable.ROOT + "' is built in: admin on every key");
+            }
+            if (permission == null) {
+                throw new InvalidCommandException("a grant needs a permission: read, write or admin");
+            }
+            if (prefix == null || prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > Limits.MAX_KEY_BYTES) {
+                throw new InvalidCommandException("a grant's prefix is at most " + Limits.MAX_KEY_BYTES + " bytes");
             }
         }
     }

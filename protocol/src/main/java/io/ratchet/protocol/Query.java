@@ -4,7 +4,7 @@ import java.util.List;
 
 /** A read. Queries never change state and never enter the Raft log. */
 public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, Query.Stats, Query.Watch,
-        Query.GetDocument, Query.Gets, Query.Contention {
+        Query.GetDocument, Query.Gets, Query.Contention, Query.AuthStatus {
 
     void validate();
 
@@ -69,6 +69,13 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
     }
 
     record Stats() implements Query {
+        @Override
+        public void validate() {
+        }
+    }
+
+    /** Whether authentication is on, the users (without their token hashes) and the roles. */
+    record AuthStatus() implements Query {
         @Override
         public void validate() {
         }

@@ -5,7 +5,7 @@ import java.util.List;
 /** What a node answers to a command or query. A failed condition is a normal result, not an error. */
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
-        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.Quota {
+        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.Quota, Result.AuthState {
 
     /**
      * The outcome of a put or delete. On success, {@code item} is the state after it (null after a
@@ -105,6 +105,10 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * bytes of keys, values and metadata, documents, idempotency results and sessions, plus a fixed
      * overhead for each, so every replica counts the same.
      */
+    /** The permission table after a change, or as asked for; token hashes are left out. */
+    record AuthState(AuthTable table) implements Result {
+    }
+
     record Quota(long used, long quota) implements Result {
         /** Whether {@code used} has reached {@link Limits#QUOTA_ALARM_PERCENT} of {@code quota}. */
         public static boolean alarm(long used, long quota) {

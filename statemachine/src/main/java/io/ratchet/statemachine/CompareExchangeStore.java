@@ -1,5 +1,6 @@
 package io.ratchet.statemachine;
 
+import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
@@ -66,6 +67,11 @@ public final class CompareExchangeStore {
     private long quota = Limits.DEFAULT_QUOTA_BYTES;
     /** Whether a {@link Command.SetQuota} ever applied (else {@link #quota} is the default). */
     private boolean quotaSet;
+    /**
+     * Who may do what. Not counted against the quota: a few users and grants, and refusing a change to
+     * them would refuse the administrator the means to manage a full cluster.
+     */
+    private AuthTable auth = AuthTable.EMPTY;
     private long clusterTime;
     private long lastEntryIndex;
     /** Told of every condition evaluated; not state (see {@link KeyContention}). */
@@ -222,6 +228,14 @@ public final class CompareExchangeStore {
                 quotaSet = true;
             }
             return new Result.Quota(used(), quota);
+        }
+        if (command instanceof Command.AuthChange a) {
+            try {
+                auth = auth.apply(a);
+            } catch (InvalidCommandException e) {
+                return new Result.Rejected(e.getMessage());
+            }
+            return new Result.AuthState(auth.withoutSecrets());
         }
         Command.Op op = (Command.Op) command;
         String id = Keys.normalize(op.key());
@@ -519,6 +533,8 @@ public final class CompareExchangeStore {
             return new Result.DocumentFound(document(d.id()));
         } else if (query instanceof Query.Stats) {
             return new Result.Stats(appliedIndex, clusterTime, size(), used(), quota);
+        } else if (query instanceof Query.AuthStatus) {
+            return new Result.AuthState(auth.withoutSecrets());
         }
         throw new InvalidCommandException("unknown query " + query);
     }
@@ -599,6 +615,11 @@ public final class CompareExchangeStore {
 
     boolean quotaSet() {
         return quotaSet;
+    }
+
+    /** The permission table, token hashes included. */
+    public AuthTable auth() {
+        return auth;
     }
 
     /** Cluster time in epoch milliseconds: the greatest leader stamp applied so far. */
@@ -697,6 +718,10 @@ public final class CompareExchangeStore {
     void restoreQuota(long quota, boolean set) {
         this.quota = quota;
         this.quotaSet = set;
+    }
+
+    void restoreAuth(AuthTable table) {
+        this.auth = table;
     }
 
     CompareExchangeStore restored() {

@@ -1,5 +1,6 @@
 package io.ratchet.statemachine;
 
+import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
@@ -66,6 +67,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
     /** The state's size and quota after the last entry: read without the lock by status and metrics. */
     private volatile Result.Quota quota = new Result.Quota(0, Limits.DEFAULT_QUOTA_BYTES);
     private volatile boolean quotaSet;
+    /** The permission table after the last entry: read without the lock by every call's check. */
+    private volatile AuthTable auth = AuthTable.EMPTY;
     /** This process's heap, against which a quota is checked (see {@link HeapBudget}). */
     private final long maxHeap = Runtime.getRuntime().maxMemory();
 
@@ -149,6 +152,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             store.countContentionIn(contention);
             quota = new Result.Quota(store.used(), store.quota());
             quotaSet = store.quotaSet();
+            auth = store.auth();
             setLastAppliedTermIndex(snapshot.getTermIndex());
             latestSnapshot = snapshot;
             // No entry says what changed: the whole store did, so every waiting watch is looked at.
@@ -245,6 +249,11 @@ public final class RatchetStateMachine extends BaseStateMachine {
         return quotaSet ? HeapBudget.refusal(quota.quota(), maxHeap) : null;
     }
 
+    /** Who may do what, as of the last entry applied (or snapshot loaded). */
+    public AuthTable authTable() {
+        return auth;
+    }
+
     /** Whether a quota was ever set through the log (else the protocol's default holds). */
     public boolean quotaSet() {
         return quotaSet;
@@ -274,6 +283,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             Result.Quota before = quota;
             quota = new Result.Quota(store.used(), store.quota());
             quotaSet = store.quotaSet();
+            auth = store.auth();
             if (quota.quota() != before.quota() && HeapBudget.refusal(quota.quota(), maxHeap) != null) {
                 LOG.error("entry {} set a quota this node cannot hold: {}", index,
                         HeapBudget.refusal(quota.quota(), maxHeap));

@@ -46,6 +46,10 @@ final class RequestFingerprint {
             word("set-quota");
             number(q.bytes());
             number(q.ifUnset() ? 1 : 0);
+        } else if (command instanceof Command.AuthChange a) {
+            // A record's text names its kind and every field, in a fixed order.
+            word("auth");
+            text(a.toString());
         } else if (command instanceof Command.Sweep s) {
             word("sweep");
             number(s.candidates().size());

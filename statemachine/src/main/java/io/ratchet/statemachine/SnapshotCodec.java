@@ -2,6 +2,7 @@ package io.ratchet.statemachine;
 
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
+import io.ratchet.protocol.AuthTableCodec;
 import io.ratchet.protocol.Result;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -29,6 +30,7 @@ final class SnapshotCodec {
     // Format 5 on.
     private static final byte QUOTA_EXCEEDED = 13;
     private static final byte QUOTA = 14;
+    private static final byte AUTH_STATE = 15;
     /** A string in a snapshot is at most a value's size many times over; more means a damaged file. */
     private static final int MAX_STRING_BYTES = 64 << 20;
     private static final int MAX_COUNT = 1 << 20;
@@ -142,6 +144,9 @@ final class SnapshotCodec {
             out.writeByte(QUOTA);
             out.writeLong(q.used());
             out.writeLong(q.quota());
+        } else if (result instanceof Result.AuthState a) {
+            out.writeByte(AUTH_STATE);
+            AuthTableCodec.write(out, a.table());
         } else {
             throw new IllegalArgumentException("a snapshot keeps the results of writes only, not " + result);
         }
@@ -167,6 +172,7 @@ final class SnapshotCodec {
             case SESSION_EXPIRED -> new Result.SessionExpired(in.readLong());
             case QUOTA_EXCEEDED -> new Result.QuotaExceeded(in.readLong(), in.readLong(), in.readLong());
             case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
+            case AUTH_STATE -> new Result.AuthState(AuthTableCodec.read(in));
             default -> throw new SnapshotFormatException("unknown result type " + type);
         };
     }

@@ -1,5 +1,6 @@
 package io.ratchet.statemachine;
 
+import io.ratchet.protocol.AuthTableCodec;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
@@ -35,13 +36,15 @@ public final class SnapshotFile {
     /**
      * 2: remembered idempotent results carry the fingerprint of their request. 3: client sessions follow
      * the remembered results. 4: each fingerprint says whether it is canonical ({@link RequestFingerprint});
-     * those of 2 and 3 are not. 5: the quota follows the sessions, and results include a quota's. A node
-     * reads 2 (as having no sessions), 3, 4 (as having the default quota) and 5.
+     * those of 2 and 3 are not. 5: the quota follows the sessions, and results include a quota's. 6: the
+     * permission table ({@link io.ratchet.protocol.AuthTable}) follows the quota. A node reads 2 (as having
+     * no sessions), 3, 4 (as having the default quota), 5 (as having no users, authentication off) and 6.
      */
-    private static final byte FORMAT_VERSION = 5;
+    private static final byte FORMAT_VERSION = 6;
     private static final byte WITHOUT_SESSIONS = 2;
     private static final byte WITHOUT_FINGERPRINT_KIND = 3;
     private static final byte WITHOUT_QUOTA = 4;
+    private static final byte WITHOUT_AUTH = 5;
 
     private SnapshotFile() {
     }
@@ -90,6 +93,7 @@ public final class SnapshotFile {
             }
             out.writeLong(store.quota());
             out.writeBoolean(store.quotaSet());
+            AuthTableCodec.write(out, store.auth());
             long checksum = crc.getValue();
             out.writeLong(checksum);
             out.flush();
@@ -154,6 +158,9 @@ public final class SnapshotFile {
             }
             if (version > WITHOUT_QUOTA) {
                 store.restoreQuota(in.readLong(), in.readBoolean());
+            }
+            if (version > WITHOUT_AUTH) {
+                store.restoreAuth(AuthTableCodec.read(in));
             }
             long expected = crc.getValue();
             long stored = in.readLong();
