@@ -86,9 +86,25 @@ function preview(value, max = 80) {
 
 // ---------------------------------------------------------------- the API
 
+/**
+ * The bearer token the user gave (a cluster with authentication on answers 401 without one); kept for
+ * this tab only, never in a cookie, so no other site's page can make the browser send it.
+ */
+const TOKEN_KEY = 'ratchet-token';
+const token = () => sessionStorage.getItem(TOKEN_KEY);
+
+function askToken(event) {
+  event.preventDefault();
+  const given = prompt('Bearer token (from ratchet user add); empty to forget it', token() || '');
+  if (given === null) return;
+  if (given.trim()) sessionStorage.setItem(TOKEN_KEY, given.trim()); else sessionStorage.removeItem(TOKEN_KEY);
+  location.reload();
+}
+
 /** One call to this node's API; answers {status, ok, json, text, headers}. Never throws on HTTP status. */
 async function api(method, path, { body, headers } = {}) {
   const init = { method, cache: 'no-store', headers: { Accept: 'application/json', ...headers } };
+  if (token()) init.headers.Authorization = 'Bearer ' + token();
   if (body !== undefined) {
     init.body = body;
     init.headers['Content-Type'] = 'application/json';
@@ -723,6 +739,8 @@ function hotkeysView() {
 // ---------------------------------------------------------------- start
 
 window.addEventListener('hashchange', route);
+byId('token').addEventListener('click', askToken);
+byId('token').textContent = token() ? 'Token ✓' : 'Token';
 setInterval(tickExpiries, 1000);
 route();
 syncClock(true);

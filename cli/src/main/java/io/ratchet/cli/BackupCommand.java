@@ -40,7 +40,7 @@ final class BackupCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         ClientOptionsMixin client = ((Main) spec.root().userObject()).options;
         client.requireSomeNodeListening();
-        ClientOptions options = ClientOptions.parse(client.resolvePeers());
+        ClientOptions options = ClientOptions.parse(client.resolvePeers()).withCredentials(client.credentials());
         if (node != null) {
             String address = options.peers().get(node);
             if (address == null) {

@@ -18,6 +18,10 @@ public final class ExitCode {
      * that does not answer, a removal that would lose the majority): nothing changed.
      */
     public static final int REFUSED = 7;
+    /** Authentication is on and the command named no user (no token, a wrong one, or a removed user's). */
+    public static final int UNAUTHENTICATED = 8;
+    /** The user has no permission for it; the message names the key and permission. Nothing was written. */
+    public static final int FORBIDDEN = 9;
     /** Anything else: a bug; the message and stack trace go to stderr. */
     public static final int INTERNAL_ERROR = 5;
 

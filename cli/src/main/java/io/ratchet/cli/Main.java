@@ -2,8 +2,10 @@ package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.AdminRefusedException;
+import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.InvalidCommandException;
@@ -42,7 +44,8 @@ public final class Main implements Runnable {
             new Group("Items", List.of("put", "get", "delete", "list", "watch", "txn")),
             new Group("Documents", List.of("doc")),
             new Group("Locks and reservations", List.of("lock", "semaphore", "reserve")),
-            new Group("Cluster", List.of("status", "members", "leader", "stats", "quota", "backup", "bench", "help")));
+            new Group("Cluster", List.of("status", "members", "leader", "stats", "quota", "backup", "bench", "help")),
+            new Group("Security", List.of("auth", "user", "role")));
 
     /** A new instance of the named command; a switch, so that naming one loads no other command's class. */
     private static Object newCommand(String name) {
@@ -63,6 +66,9 @@ public final class Main implements Runnable {
             case "stats" -> new StatsCommand();
             case "quota" -> new QuotaCommand();
             case "backup" -> new BackupCommand();
+            case "auth" -> new AuthCommands.Auth();
+            case "user" -> new AuthCommands.User();
+            case "role" -> new AuthCommands.Role();
             case "bench" -> new BenchCommand();
             case "help" -> new CommandLine.HelpCommand();
             default -> throw new IllegalArgumentException("no command " + name);
@@ -97,6 +103,16 @@ public final class Main implements Runnable {
             Map.entry("stats", "ratchet stats --top 5"),
             Map.entry("quota", "ratchet quota"),
             Map.entry("quota set", "ratchet quota set 512MiB"),
+            Map.entry("auth", "ratchet auth status"),
+            Map.entry("auth status", "ratchet auth status"),
+            Map.entry("auth enable", "ratchet auth enable"),
+            Map.entry("auth disable", "ratchet auth disable"),
+            Map.entry("user", "ratchet user add shop --role orders"),
+            Map.entry("user add", "ratchet user add shop --role orders"),
+            Map.entry("user remove", "ratchet user remove shop"),
+            Map.entry("role", "ratchet role grant orders write orders/"),
+            Map.entry("role grant", "ratchet role grant orders write orders/"),
+            Map.entry("role revoke", "ratchet role revoke orders write orders/"),
             Map.entry("backup", "ratchet backup --out ratchet-$(date +%F).rbk --node n2"),
             Map.entry("txn", "ratchet txn '[{\"op\":\"put\",\"key\":\"a\",\"value\":1,\"index\":0},"
                     + "{\"op\":\"check\",\"key\":\"b\",\"index\":0}]'"),
@@ -154,7 +170,7 @@ public final class Main implements Runnable {
     static final Set<String> HELP_OPTIONS = Set.of("-h", "--help", "-V", "--version");
 
     /** Root options that take a value, which {@link #commandWord} must step over. */
-    private static final Set<String> VALUED_OPTIONS = Set.of("--peers", "--timeout");
+    private static final Set<String> VALUED_OPTIONS = Set.of("--peers", "--timeout", "--ca", "--cert", "--key", "--token");
 
     /** The first word that is not an option or an option's value: the command asked for, or null. */
     static String commandWord(String[] args) {
@@ -253,6 +269,12 @@ public final class Main implements Runnable {
         } else if (e instanceof AdminRefusedException) {
             code = ExitCode.REFUSED;
             kind = "refused";
+        } else if (e instanceof AuthenticationException) {
+            code = ExitCode.UNAUTHENTICATED;
+            kind = "unauthenticated";
+        } else if (e instanceof PermissionDeniedException) {
+            code = ExitCode.FORBIDDEN;
+            kind = "forbidden";
         } else {
             code = ExitCode.INTERNAL_ERROR;
             kind = "internal_error";

@@ -140,6 +140,12 @@ final class Attempts {
                     case INVALID -> {
                         return CompletableFuture.failedFuture(new InvalidRequestException(refusal.message(), null));
                     }
+                    case UNAUTHENTICATED -> {
+                        return CompletableFuture.failedFuture(new AuthenticationException(refusal.message()));
+                    }
+                    case FORBIDDEN -> {
+                        return CompletableFuture.failedFuture(new PermissionDeniedException(refusal.message()));
+                    }
                     case NOT_LEADER -> {
                         if (silentNow(s, refusal.leaderAddress())) {
                             // A follower still names the leader that just went silent on us: it has

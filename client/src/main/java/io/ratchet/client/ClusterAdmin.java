@@ -79,7 +79,7 @@ public final class ClusterAdmin implements AutoCloseable {
             Map<String, CompletableFuture<NodeStatus>> asked = new LinkedHashMap<>();
             toAsk.forEach((address, id) -> asked.put(address, CompletableFuture.supplyAsync(() -> statusOf(id, address))));
             toAsk.clear();
-            asked.forEach((address, answer) -> byAddress.put(address, answer.join()));
+            asked.forEach((address, answer) -> byAddress.put(address, RatchetClient.await(answer)));
             for (NodeStatus s : List.copyOf(byAddress.values())) {
                 for (NodeStatus.ConfiguredPeer p : s.configuration().members()) {
                     if (!byAddress.containsKey(p.address())) {
@@ -172,6 +172,8 @@ public final class ClusterAdmin implements AutoCloseable {
                 case "no_leader", "unavailable" -> tried.add(address + ": " + message);
                 case "invalid" -> throw new InvalidRequestException(message, null);
                 case "refused" -> throw new AdminRefusedException(message);
+                case "unauthenticated" -> throw new AuthenticationException(message);
+                case "forbidden" -> throw new PermissionDeniedException(message);
                 default -> throw new UnknownOutcomeException(message, null);
             }
         }
@@ -190,17 +192,26 @@ public final class ClusterAdmin implements AutoCloseable {
     private NodeStatus statusOf(String id, String address) {
         try {
             JsonNode s = call(address, Json.MAPPER.createObjectNode().put("op", "status"), options.requestTimeout());
+            String error = s.path("error").asText(null);
+            if ("unauthenticated".equals(error)) {
+                throw new AuthenticationException(s.path("message").asText());
+            }
+            if (error != null) {
+                return NodeStatus.unreachable(id, address, s.path("message").asText());
+            }
             return NodeStatus.fromJson(s);
         } catch (StatusRuntimeException e) {
             return NodeStatus.unreachable(id, address, e.getStatus().getCode() + (e.getStatus().getDescription() == null
                     ? "" : ": " + e.getStatus().getDescription()));
+        } catch (AuthenticationException e) {
+            throw e;
         } catch (RuntimeException e) {
             return NodeStatus.unreachable(id, address, RatchetClient.describe(e));
         }
     }
 
     private JsonNode call(String address, ObjectNode request, Duration timeout) {
-        ManagedChannel channel = channels.computeIfAbsent(address, NodeChannels::open);
+        ManagedChannel channel = channels.computeIfAbsent(address, a -> NodeChannels.open(a, options.credentials()));
         try {
             byte[] answer = ClientCalls.blockingUnaryCall(channel, AdminRpc.CALL,
                     CallOptions.DEFAULT.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS),

@@ -23,6 +23,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ConnectivityState;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
@@ -33,6 +35,7 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.apache.ratis.thirdparty.io.netty.channel.EventLoopGroup;
 import org.apache.ratis.thirdparty.io.netty.channel.nio.NioEventLoopGroup;
 import org.apache.ratis.thirdparty.io.netty.channel.socket.nio.NioSocketChannel;
+import org.apache.ratis.thirdparty.io.netty.handler.ssl.NotSslRecordException;
 
 /**
  * The connections to the nodes' front ends: one gRPC channel and one {@code Calls} stream per node
@@ -44,6 +47,7 @@ final class GrpcConnector implements Transport.Connector {
 
     private final Map<String, CallStream> streams = new LinkedHashMap<>();
     private final ScheduledExecutorService timers;
+    private final Credentials credentials;
     /**
      * This client's own network threads and gRPC executor, rather than gRPC's process-wide ones, so
      * that {@link #close} ends every thread the client started: a program that closes its client and
@@ -53,8 +57,14 @@ final class GrpcConnector implements Transport.Connector {
     private final ExecutorService callbacks;
     private boolean closed;
 
-    GrpcConnector(ScheduledExecutorService timers) {
+    /**
+     * @throws IllegalArgumentException when the credentials' TLS files cannot be read or used: they are
+     *                                  read here, so a bad file fails at once rather than every call
+     */
+    GrpcConnector(ScheduledExecutorService timers, Credentials credentials) {
+        NodeChannels.requireUsable(credentials);
         this.timers = timers;
+        this.credentials = credentials;
         this.network = new NioEventLoopGroup(NETWORK_THREADS, DaemonThreads.named("ratchet-client-network"));
         this.callbacks = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-client-callbacks"));
     }
@@ -94,9 +104,12 @@ final class GrpcConnector implements Transport.Connector {
          */
         private final class Stream implements StreamObserver<byte[]> {
             StreamObserver<byte[]> requests;
+            /** Whether the node answered anything on it: then its connection was made. */
+            volatile boolean answered;
 
             @Override
             public void onNext(byte[] frame) {
+                answered = true;
                 if (frame.length >= Long.BYTES) {
                     finish(ByteBuffer.wrap(frame).getLong(), decode(Arrays.copyOfRange(frame, Long.BYTES, frame.length)));
                 }
@@ -104,7 +117,7 @@ final class GrpcConnector implements Transport.Connector {
 
             @Override
             public void onError(Throwable t) {
-                closed(this, unanswered(t));
+                closed(this, unanswered(t, answered));
             }
 
             @Override
@@ -199,12 +212,35 @@ final class GrpcConnector implements Transport.Connector {
         }
     }
 
-    private static Outcome unanswered(Throwable t) {
+    /** @param answered whether the stream that failed had been answered before */
+    private Outcome unanswered(Throwable t, boolean answered) {
         Status status = Status.fromThrowable(t);
+        SSLException tls = tlsFailure(t, answered);
+        if (tls != null) {
+            // gRPC starts calls on a connection only once the node sent its HTTP/2 settings, which it does
+            // only after its side of the handshake accepted this client: a call that failed there never left.
+            return new Unanswered(TlsFailures.describe(tls, credentials), false);
+        }
         boolean refused = status.getCode() == Status.Code.UNAVAILABLE && rootCause(t) instanceof ConnectException;
         String why = status.getCode() == Status.Code.DEADLINE_EXCEEDED ? "timed out"
                 : status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
         return new Unanswered(why, !refused);
+    }
+
+    /**
+     * The failed TLS handshake {@code t} comes from, or null. The client's side of a handshake fails with
+     * {@link SSLHandshakeException} (or {@link NotSslRecordException} from a plaintext node); under TLS 1.3
+     * the node refuses the client's certificate after the client's side is done, so any TLS failure of a
+     * stream that was never answered is the handshake's too.
+     */
+    private static SSLException tlsFailure(Throwable t, boolean answered) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SSLHandshakeException || c instanceof NotSslRecordException
+                    || (!answered && c instanceof SSLException)) {
+                return (SSLException) c;
+            }
+        }
+        return null;
     }
 
     private static Throwable rootCause(Throwable t) {
@@ -220,8 +256,7 @@ final class GrpcConnector implements Transport.Connector {
             if (closed) {
                 throw new IllegalStateException("the client is closed");
             }
-            return streams.computeIfAbsent(address, a -> new CallStream(NodeChannels.builder(a)
-                    .usePlaintext()
+            return streams.computeIfAbsent(address, a -> new CallStream(NodeChannels.builder(a, credentials)
                     .eventLoopGroup(network)
                     .channelType(NioSocketChannel.class)
                     .executor(callbacks)

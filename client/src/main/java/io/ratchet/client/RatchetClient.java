@@ -4,6 +4,7 @@ import io.ratchet.client.lock.Locks;
 import io.ratchet.client.reservation.Reservations;
 import io.ratchet.client.session.ClusterSession;
 import io.ratchet.client.session.SessionOptions;
+import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
@@ -13,7 +14,6 @@ import io.ratchet.protocol.Json;
 import io.ratchet.protocol.JsonText;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
-import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
@@ -98,7 +98,7 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public static RatchetClient connect(ClientOptions options) {
-        return new RatchetClient(options, GrpcConnector::new);
+        return new RatchetClient(options, timers -> new GrpcConnector(timers, options.credentials()));
     }
 
     /** A client whose calls go through {@code connector} instead of gRPC: the seam the in-process tests use. */
@@ -461,6 +461,35 @@ public final class RatchetClient implements AutoCloseable {
         return await(quotaAsync());
     }
 
+    // ---- authentication and permissions
+
+    /**
+     * Adds user {@code name} with {@code roles} and a new random token, which is returned, once: the
+     * cluster keeps only its SHA-256, so a lost token is replaced by removing the user and adding it again.
+     */
+    public String addUser(String name, List<String> roles) {
+        byte[] random = new byte[32];
+        new java.security.SecureRandom().nextBytes(random);
+        String token = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        changeAuth(new Command.AuthChange.AddUser(name, AuthTable.tokenHash(token), roles));
+        return token;
+    }
+
+    /**
+     * Applies one change to the permission table (enable, users, grants) through the log; returns the
+     * table after it. A change that cannot apply (a user that exists, enabling with no administrator)
+     * throws {@link InvalidRequestException} naming why, and changes nothing.
+     */
+    public AuthTable changeAuth(Command.AuthChange change) {
+        return await(submitAsync(Request.of(List.of(change)))
+                .thenApply(results -> ((Result.AuthState) accepted(results.get(0))).table()));
+    }
+
+    /** Whether authentication is on, the users (without tokens) and the roles, linearizably. */
+    public AuthTable authStatus() {
+        return await(read(new Query.AuthStatus()).thenApply(r -> ((Result.AuthState) r).table()));
+    }
+
     // ---- status
 
     /**
@@ -543,8 +572,21 @@ public final class RatchetClient implements AutoCloseable {
                 T value = decode.apply(accepted(Codec.decodeResults(a.results()).get(0)));
                 return CompletableFuture.completedFuture(new StaleRead<>(value, node));
             }
-            if (outcome instanceof Transport.Refused r && r.refusal().reason() == Refusal.Reason.INVALID) {
-                return CompletableFuture.failedFuture(new InvalidRequestException(r.refusal().message(), null));
+            if (outcome instanceof Transport.Refused r) {
+                switch (r.refusal().reason()) {
+                    case INVALID -> {
+                        return CompletableFuture.failedFuture(new InvalidRequestException(r.refusal().message(), null));
+                    }
+                    case UNAUTHENTICATED -> {
+                        return CompletableFuture.failedFuture(new AuthenticationException(r.refusal().message()));
+                    }
+                    case FORBIDDEN -> {
+                        return CompletableFuture.failedFuture(new PermissionDeniedException(r.refusal().message()));
+                    }
+                    default -> {
+                        // another node may serve it
+                    }
+                }
             }
             return staleFrom(nodes, i + 1, query, node + ": " + outcome, decode);
         });

@@ -1,7 +1,10 @@
 package io.ratchet.node;
 
 import io.ratchet.protocol.BackupHeader;
+import io.ratchet.node.security.Authorizer;
+import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.BackupRpc;
+import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Query;
@@ -50,10 +53,13 @@ final class BackupService {
     private final RaftGroupId groupId;
     private final LocalSubmitter local;
     private final Semaphore oneAtATime = new Semaphore(1);
+    /** A backup holds every key: only an administrator may take one. */
+    private final Authorizer authorizer;
     private volatile RaftServer server;
 
-    BackupService(String nodeId, String clusterName, RaftGroupId groupId) {
+    BackupService(String nodeId, String clusterName, RaftGroupId groupId, Authorizer authorizer) {
         this.nodeId = nodeId;
+        this.authorizer = authorizer;
         this.clusterName = clusterName;
         this.groupId = groupId;
         this.local = new LocalSubmitter(groupId);
@@ -74,7 +80,11 @@ final class BackupService {
     private void backup(byte[] request, StreamObserver<byte[]> observer) {
         Transfer transfer = new Transfer((ServerCallStreamObserver<byte[]>) observer);
         RaftServer s = server;
-        if (s == null) {
+        Refusal denied = authorizer.checkAdmin(TokenInterceptor.current(), false);
+        if (denied != null) {
+            transfer.fail((denied.reason() == Refusal.Reason.UNAUTHENTICATED ? Status.UNAUTHENTICATED
+                    : Status.PERMISSION_DENIED).withDescription(denied.message()));
+        } else if (s == null) {
             transfer.fail(Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting"));
         } else if (request.length != 0) {
             transfer.fail(Status.INVALID_ARGUMENT.withDescription("a backup request is empty; this one has "

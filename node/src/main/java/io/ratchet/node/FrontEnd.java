@@ -3,6 +3,8 @@ package io.ratchet.node;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.ratchet.client.GroupCommit;
+import io.ratchet.node.security.Authorizer;
+import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
@@ -95,12 +97,15 @@ final class FrontEnd implements AutoCloseable {
     private final Counter overQuota;
     /** Watches sent into the read path and not yet answered: they wait on this node for a change. */
     private final AtomicInteger watching = new AtomicInteger();
+    /** Whether the caller may: checked on every message, before anything is queued. */
+    private final Authorizer authorizer;
     private volatile RaftServer server;
     /** The group's state machine, once attached: asked whether a write can fit (see {@link #write}). */
     private volatile RatchetStateMachine machine;
 
-    FrontEnd(RaftGroupId groupId, Timer rounds, Counter overQuota) {
+    FrontEnd(RaftGroupId groupId, Timer rounds, Counter overQuota, Authorizer authorizer) {
         this.groupId = groupId;
+        this.authorizer = authorizer;
         this.rounds = rounds;
         this.overQuota = overQuota;
         this.local = new LocalSubmitter(groupId);
@@ -233,6 +238,13 @@ final class FrontEnd implements AutoCloseable {
             refuse(answer, notHere);
             return;
         }
+        // On the leader, against its newest permission table: a user removed by an entry is refused from
+        // the next message on, and a batch with one key the user may not write is refused whole.
+        Refusal denied = authorizer.check(TokenInterceptor.current(), decoded);
+        if (denied != null) {
+            refuse(answer, denied);
+            return;
+        }
         // A full cluster answers what cannot fit without a log entry (as etcd refuses puts once its
         // space alarm is raised): a storm of refused writes then costs no fsync on any node.
         List<Result> refused = machine.refusalsForQuota(decoded);
@@ -261,6 +273,11 @@ final class FrontEnd implements AutoCloseable {
             refuse(answer, Refusal.invalid(e.getMessage()));
             return;
         }
+        Refusal denied = authorizer.check(TokenInterceptor.current(), query);
+        if (denied != null) {
+            refuse(answer, denied);
+            return;
+        }
         CompletableFuture<byte[]> results = query instanceof Query.Gets batch ? together(batch) : read(message);
         if (query instanceof Query.Watch) {
             watching.incrementAndGet();
@@ -286,14 +303,20 @@ final class FrontEnd implements AutoCloseable {
     }
 
     private void staleRead(byte[] message, StreamObserver<byte[]> answer) {
+        Query query;
         try {
-            Query query = Codec.decodeQuery(message);
+            query = Codec.decodeQuery(message);
             query.validate();
             if (query instanceof Query.Watch) {
                 throw new InvalidCommandException("a watch is not a stale read");
             }
         } catch (InvalidCommandException e) {
             refuse(answer, Refusal.invalid(e.getMessage()));
+            return;
+        }
+        Refusal denied = authorizer.check(TokenInterceptor.current(), query);
+        if (denied != null) {
+            refuse(answer, denied);
             return;
         }
         RaftServer.Division division;

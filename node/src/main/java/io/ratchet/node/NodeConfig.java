@@ -1,5 +1,7 @@
 package io.ratchet.node;
 
+import io.ratchet.client.Credentials;
+import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.ByteSize;
 import io.ratchet.protocol.Limits;
 import java.io.IOException;
@@ -30,10 +32,12 @@ import java.util.function.Function;
  * @param quotaBytes            the storage quota this node proposes when it leads a cluster that never had
  *                              one set ({@code quota.bytes}), and checks its heap against at start; 0 for
  *                              the protocol's default
+ * @param tls                   the node's certificate, key and CA ({@code tls.cert}, {@code tls.key}, {@code tls.ca});
+ *                              null for none: then every port is plaintext
  */
 public record NodeConfig(String id, Map<String, String> peers, String group, Path storage, long snapshotThreshold,
                          long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax,
-                         Duration sweepInterval, int httpPort, long quotaBytes) {
+                         Duration sweepInterval, int httpPort, long quotaBytes, TlsFiles tls) {
 
     public static final String DEFAULT_GROUP = "ratchet";
 
@@ -65,27 +69,40 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
     /** Defaults for everything but identity, peers and storage. */
     public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
         return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
-                Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0, 0);
+                Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0, 0, null);
     }
 
     public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {
         return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax,
-                sweepInterval, httpPort, quotaBytes);
+                sweepInterval, httpPort, quotaBytes, tls);
     }
 
     public NodeConfig withElectionTimeout(Duration min, Duration max) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max, sweepInterval,
-                httpPort, quotaBytes);
+                httpPort, quotaBytes, tls);
     }
 
     public NodeConfig withHttpPort(int port) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, port, quotaBytes);
+                electionTimeoutMax, sweepInterval, port, quotaBytes, tls);
     }
 
     public NodeConfig withQuota(long bytes) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, bytes);
+                electionTimeoutMax, sweepInterval, httpPort, bytes, tls);
+    }
+
+    public NodeConfig withTls(TlsFiles files) {
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, files);
+    }
+
+    /**
+     * What this node shows when it is a client of its own cluster (its HTTP gateway): its own certificate,
+     * trusting its CA; plaintext without TLS.
+     */
+    public Credentials clientCredentials() {
+        return tls == null ? Credentials.NONE : tls.clientCredentials();
     }
 
     /** This node's port, from its own address. */
@@ -101,7 +118,7 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
     }
 
     /**
-     * Reads a properties file. Relative storage paths are resolved against {@code base} (the
+     * Reads a properties file. Relative storage and TLS file paths are resolved against {@code base} (the
      * directory the process was started in), so a conf works from the repository root.
      */
     public static NodeConfig load(Path file, Path base) throws IOException {
@@ -122,7 +139,23 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
                 Duration.ofMillis(number(p, file, "election.timeout.max.ms", defaults.electionTimeoutMax().toMillis(), Long::parseLong)),
                 Duration.ofMillis(number(p, file, "sweep.interval.ms", defaults.sweepInterval().toMillis(), Long::parseLong)),
                 number(p, file, "http.port", 0, Integer::parseInt),
-                number(p, file, "quota.bytes", 0L, ByteSize::parse));
+                number(p, file, "quota.bytes", 0L, ByteSize::parse),
+                tls(p, file, base));
+    }
+
+    /** {@code tls.cert}, {@code tls.key} and {@code tls.ca}: all three, or none (no TLS). */
+    private static TlsFiles tls(Properties p, Path file, Path base) {
+        List<String> keys = List.of("tls.cert", "tls.key", "tls.ca");
+        List<String> given = keys.stream().filter(k -> p.getProperty(k) != null && !p.getProperty(k).isBlank()).toList();
+        if (given.isEmpty()) {
+            return null;
+        }
+        if (given.size() < keys.size()) {
+            throw new IllegalArgumentException(file + ": TLS needs tls.cert, tls.key and tls.ca together; only "
+                    + String.join(" and ", given) + " " + (given.size() == 1 ? "is" : "are") + " set");
+        }
+        Function<String, Path> path = k -> base.resolve(p.getProperty(k).trim()).normalize();
+        return new TlsFiles(path.apply("tls.cert"), path.apply("tls.key"), path.apply("tls.ca"));
     }
 
     /** Parses {@code n1=host:port,n2=host:port}. */

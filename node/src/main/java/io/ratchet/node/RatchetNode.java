@@ -2,9 +2,12 @@ package io.ratchet.node;
 
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.InvalidRequestException;
-import io.ratchet.client.RatchetClient;
 import io.ratchet.client.Readiness;
 import io.ratchet.node.admin.AdminService;
+import io.ratchet.node.security.Authorizer;
+import io.ratchet.node.security.NodeTls;
+import io.ratchet.node.security.TokenInterceptor;
+import io.ratchet.node.http.GatewayClients;
 import io.ratchet.node.http.HttpApi;
 import io.ratchet.node.http.LocalNode;
 import io.ratchet.node.http.Probes;
@@ -16,6 +19,7 @@ import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
+import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.HeapBudget;
 import io.ratchet.statemachine.KeyContention;
@@ -55,19 +59,21 @@ public final class RatchetNode implements AutoCloseable {
     private final RaftServer server;
     private final FrontEnd frontEnd;
     private final AdminService admin;
+    private final Authorizer authorizer;
     private final Sweeper sweeper;
     private final PeerReconnect reconnect;
     /** Null when the node's config names no quota of its own. */
     private final QuotaBootstrap quotaBootstrap;
     private final NodeMetrics metrics;
-    /** The HTTP API's own client of the cluster, and the API; null when the node serves no HTTP. */
-    private RatchetClient httpClient;
+    /** The HTTP API's own clients of the cluster, and the API; null when the node serves no HTTP. */
+    private GatewayClients httpClients;
     private HttpApi http;
     /** Where HTTP calls that block (the status probe) run. */
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
     private RatchetNode(NodeConfig config, RaftGroupId groupId, RaftServer server, FrontEnd frontEnd, AdminService admin,
-                        NodeMetrics metrics) {
+                        Authorizer authorizer, NodeMetrics metrics) {
+        this.authorizer = authorizer;
         this.config = config;
         this.groupId = groupId;
         this.admin = admin;
@@ -103,6 +109,10 @@ public final class RatchetNode implements AutoCloseable {
         if (tooSmall != null) {
             throw new IllegalStateException("node " + config.id() + " will not start: " + tooSmall);
         }
+        // With TLS, Raft between the nodes is mutual TLS, and every port the server opens speaks only TLS,
+        // its Ratis services answering nodes alone (NodeTls). Read first: bad files stop the node before
+        // it touches its storage.
+        NodeTls tls = config.tls() == null ? null : NodeTls.load(config.tls());
         RaftGroupId groupId = ClusterIdentity.resolve(config.storage(), config.group());
         // Ratis' way to add a server: it starts in the group with no peers, so it never stands for election
         // (it is in no configuration) until the leader's configuration names it.
@@ -110,17 +120,25 @@ public final class RatchetNode implements AutoCloseable {
                 ? RaftGroup.valueOf(groupId, List.of())
                 : group(config, groupId);
         NodeMetrics metrics = new NodeMetrics(config.id());
-        FrontEnd frontEnd = new FrontEnd(groupId, metrics.rounds(), metrics.overQuota());
-        AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()));
-        BackupService backup = new BackupService(config.id(), config.group(), groupId);
         RatchetStateMachine stateMachine = new RatchetStateMachine();
+        Authorizer authorizer = new Authorizer(stateMachine::authTable);
+        FrontEnd frontEnd = new FrontEnd(groupId, metrics.rounds(), metrics.overQuota(), authorizer);
+        AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()), authorizer);
+        BackupService backup = new BackupService(config.id(), config.group(), groupId, authorizer);
         stateMachine.listenToApplies(metrics.applyListener());
         // The front end is served on the client port, which is the node's one port: the address clients
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
-        GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) ->
-                types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()).addService(admin.service())
-                        .addService(backup.service()) : builder);
+        GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) -> {
+            if (tls != null) {
+                tls.secure(builder);
+            }
+            return types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()).addService(admin.service())
+                    .addService(backup.service()).intercept(new TokenInterceptor()) : builder;
+        });
+        if (tls != null) {
+            GrpcConfigKeys.TLS.setConf(parameters, tls.ratis());
+        }
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(config.id()))
                 .setGroup(group)
@@ -147,10 +165,10 @@ public final class RatchetNode implements AutoCloseable {
         admin.attach(server);
         backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
-        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, metrics);
+        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics);
         if (config.httpPort() != 0) {
             try {
-                node.startHttp();
+                node.startHttp(tls);
             } catch (IOException | RuntimeException e) {
                 node.close();
                 throw e;
@@ -164,9 +182,10 @@ public final class RatchetNode implements AutoCloseable {
      * its own node): its writes take a client session and group commit, and reach the leader's log
      * entries beside every other client's, from whichever node took the request.
      */
-    private void startHttp() throws IOException {
+    private void startHttp(NodeTls tls) throws IOException {
         String peers = String.join(",", config.peers().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
-        httpClient = RatchetClient.connect(ClientOptions.parse(peers).withGroup(config.group()));
+        httpClients = new GatewayClients(ClientOptions.parse(peers).withGroup(config.group())
+                .withCredentials(config.clientCredentials()));
         RaftServer.Division division = server.getDivision(groupId);
         RatchetStateMachine stateMachine = (RatchetStateMachine) division.getStateMachine();
         LocalNode local = new LocalNode() {
@@ -191,6 +210,11 @@ public final class RatchetNode implements AutoCloseable {
             }
 
             @Override
+            public Refusal check(String token, Query query) {
+                return authorizer.check(token, query);
+            }
+
+            @Override
             public int sessionCount() {
                 return stateMachine.sessionCount();
             }
@@ -210,7 +234,8 @@ public final class RatchetNode implements AutoCloseable {
                 return metrics.scrape();
             }
         };
-        http = HttpApi.start(config.host(), config.httpPort(), new Routes(httpClient, local, httpBlocking), new Probes(local));
+        http = HttpApi.start(config.host(), config.httpPort(), tls == null ? null : tls.https(),
+                new Routes(httpClients, local, httpBlocking), new Probes(local));
     }
 
     /** The HTTP API's routes, for tests; null when the node serves no HTTP. */
@@ -283,6 +308,9 @@ public final class RatchetNode implements AutoCloseable {
         // Linearizable reads are unaffected: the leader answers them, and a follower's ReadIndex makes
         // the leader send it a heartbeat at once. docs/PERFORMANCE.md has the measurement.
         RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
+        if (config.tls() != null) {
+            config.tls().into(p);
+        }
         overrideFromSystemProperties(p);
         return p;
     }
@@ -315,8 +343,8 @@ public final class RatchetNode implements AutoCloseable {
         if (http != null) {
             http.close();
         }
-        if (httpClient != null) {
-            httpClient.close();
+        if (httpClients != null) {
+            httpClients.close();
         }
         httpBlocking.shutdownNow();
         reconnect.close();

@@ -3,7 +3,9 @@ package io.ratchet.node;
 import static org.awaitility.Awaitility.await;
 
 import io.ratchet.client.ClientOptions;
+import io.ratchet.client.Credentials;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Limits;
@@ -35,8 +37,11 @@ public final class LocalCluster implements AutoCloseable {
     private final Map<String, NodeConfig> configs = new LinkedHashMap<>();
     private final Map<String, RatchetNode> running = new LinkedHashMap<>();
     private final List<RatchetClient> clients = new ArrayList<>();
+    /** The CA that issued the nodes' certificates; null for a plaintext cluster. */
+    private final CertificateAuthority ca;
 
-    private LocalCluster() {
+    private LocalCluster(CertificateAuthority ca) {
+        this.ca = ca;
     }
 
     public static LocalCluster start(int size, Path dir) {
@@ -45,7 +50,19 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts {@code size} nodes; {@code tune} adjusts each node's config (snapshot threshold, ...). */
     static LocalCluster start(int size, Path dir, UnaryOperator<NodeConfig> tune) {
-        LocalCluster cluster = new LocalCluster();
+        return start(size, dir, tune, null);
+    }
+
+    /**
+     * Starts {@code size} nodes with TLS, each with a node certificate {@code ca} issues: every port speaks
+     * only TLS, and {@link #client()} trusts {@code ca} (without a client certificate).
+     */
+    public static LocalCluster startTls(int size, Path dir, CertificateAuthority ca) {
+        return start(size, dir, c -> c.withTls(ca.node(c.id())), ca);
+    }
+
+    private static LocalCluster start(int size, Path dir, UnaryOperator<NodeConfig> tune, CertificateAuthority ca) {
+        LocalCluster cluster = new LocalCluster(ca);
         Map<String, String> peers = new LinkedHashMap<>();
         for (int i = 1; i <= size; i++) {
             peers.put("n" + i, "127.0.0.1:" + freePort());
@@ -78,15 +95,21 @@ public final class LocalCluster implements AutoCloseable {
 
     /**
      * Starts a new node {@code id} that waits to be added ({@code --join}), configured as the first node
-     * is, with its own storage beside theirs; returns its address.
+     * is, with its own storage beside theirs (and on a TLS cluster a certificate of the cluster's CA);
+     * returns its address.
      */
     public String startJoining(String id) {
+        return startJoining(id, ca == null ? null : ca.node(id));
+    }
+
+    /** As {@link #startJoining(String)}, with the TLS files given (null: plaintext). */
+    public String startJoining(String id, TlsFiles tls) {
         NodeConfig first = configs.values().iterator().next();
         Map<String, String> peers = new LinkedHashMap<>(first.peers());
         peers.put(id, "127.0.0.1:" + freePort());
         NodeConfig config = new NodeConfig(id, peers, first.group(), first.storage().resolveSibling(id),
                 first.snapshotThreshold(), first.segmentSizeBytes(), first.electionTimeoutMin(), first.electionTimeoutMax(),
-                first.sweepInterval(), freePort(), first.quotaBytes());
+                first.sweepInterval(), freePort(), first.quotaBytes(), tls);
         configs.put(id, config);
         try {
             running.put(id, RatchetNode.start(config, true));
@@ -133,9 +156,14 @@ public final class LocalCluster implements AutoCloseable {
         return String.join(",", configs.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().peers().get(e.getKey())).toList());
     }
 
-    /** A client with default options; closed with the cluster. */
+    /** A client with default options (on a TLS cluster: trusting its CA); closed with the cluster. */
     public RatchetClient client() {
-        return client(ClientOptions.parse(peers()));
+        return client(options());
+    }
+
+    /** Default client options for this cluster: its peers, and on a TLS cluster trust in its CA. */
+    public ClientOptions options() {
+        return ClientOptions.parse(peers()).withCredentials(ca == null ? Credentials.NONE : ca.trusting());
     }
 
     RatchetClient client(ClientOptions options) {
@@ -180,9 +208,12 @@ public final class LocalCluster implements AutoCloseable {
         return configs.get(id).peers().get(id);
     }
 
-    /** The URL of node {@code id}'s HTTP API and console ({@code http://127.0.0.1:PORT}), running or not. */
+    /**
+     * The URL of node {@code id}'s HTTP API and console ({@code http://127.0.0.1:PORT}, or {@code https} on a
+     * TLS cluster), running or not.
+     */
     String httpUrl(String id) {
-        return "http://127.0.0.1:" + configs.get(id).httpPort();
+        return (ca == null ? "http" : "https") + "://127.0.0.1:" + configs.get(id).httpPort();
     }
 
     /** The running node {@code id}. */

@@ -21,7 +21,11 @@ public record Refusal(Reason reason, String leaderId, String leaderAddress, Stri
         /** The message is malformed or invalid: resending it unchanged gets the same answer. */
         INVALID,
         /** The node failed to serve it (stopping, overloaded, a bug): safe to resend, to any node. */
-        UNAVAILABLE;
+        UNAVAILABLE,
+        /** Authentication is on and the call names no user (no token, or one no user has). */
+        UNAUTHENTICATED,
+        /** The user has no permission for what the message asks; the message names the key and permission. */
+        FORBIDDEN;
 
         static Reason of(int code) {
             Reason[] all = values();
@@ -43,6 +47,14 @@ public record Refusal(Reason reason, String leaderId, String leaderAddress, Stri
 
     public static Refusal unavailable(String message) {
         return new Refusal(Reason.UNAVAILABLE, null, null, message, false);
+    }
+
+    public static Refusal unauthenticated(String message) {
+        return new Refusal(Reason.UNAUTHENTICATED, null, null, message, false);
+    }
+
+    public static Refusal forbidden(String message) {
+        return new Refusal(Reason.FORBIDDEN, null, null, message, false);
     }
 
     public static Refusal noLeader(String message) {

@@ -4,7 +4,9 @@ import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterAdmin;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.NodeChannels;
+import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.NodeStatus;
+import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.protocol.BackupCheck;
 import io.ratchet.protocol.BackupHeader;
 import io.ratchet.protocol.BackupRpc;
@@ -73,6 +75,13 @@ public final class Backups {
             try {
                 return saveFrom(node.getKey(), node.getValue(), options, partial, target);
             } catch (StatusRuntimeException e) {
+                // Every node answers a caller the same: no use asking the next.
+                if (e.getStatus().getCode() == Status.Code.UNAUTHENTICATED) {
+                    throw new AuthenticationException(e.getStatus().getDescription());
+                }
+                if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED) {
+                    throw new PermissionDeniedException(e.getStatus().getDescription());
+                }
                 failures.add(node.getKey() + ": " + describe(e.getStatus()));
             } catch (InvalidBackupException e) {
                 failures.add(node.getKey() + ": " + e.getMessage());
@@ -100,7 +109,7 @@ public final class Backups {
 
     private static SavedBackup saveFrom(String node, String address, ClientOptions options, Path partial, Path target)
             throws IOException {
-        ManagedChannel channel = NodeChannels.open(address);
+        ManagedChannel channel = NodeChannels.open(address, options.credentials());
         try {
             Iterator<byte[]> chunks = ClientCalls.blockingServerStreamingCall(channel, BackupRpc.BACKUP,
                     CallOptions.DEFAULT.withDeadlineAfter(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS),

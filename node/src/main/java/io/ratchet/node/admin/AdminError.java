@@ -12,6 +12,8 @@ final class AdminError extends RuntimeException {
     static final String NO_LEADER = "no_leader";
     static final String UNAVAILABLE = "unavailable";
     static final String UNKNOWN = "unknown";
+    static final String UNAUTHENTICATED = "unauthenticated";
+    static final String FORBIDDEN = "forbidden";
 
     private final String code;
     private final RaftPeer leader;

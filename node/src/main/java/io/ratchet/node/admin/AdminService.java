@@ -3,12 +3,15 @@ package io.ratchet.node.admin;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.node.security.Authorizer;
+import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
+import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
@@ -42,7 +45,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An error is {@code {"error": CODE, "message": ...}}, CODE one of {@code invalid} (the request is
  * malformed), {@code refused} (the cluster's state does not allow it: nothing changed),
- * {@code not_leader} (with {@code leader: {id, address}}), {@code no_leader}, {@code unavailable} (the
+ * {@code not_leader} (with {@code leader: {id, address}}), {@code no_leader}, {@code unauthenticated} and
+ * {@code forbidden} (authentication is on: no user, or not an administrator), {@code unavailable} (the
  * node is starting or stopping) and {@code unknown} (the change was handed to Raft and its outcome is
  * not known: read the membership before trying again).
  */
@@ -54,11 +58,14 @@ public final class AdminService implements AutoCloseable {
     private final String address;
     /** Where calls that wait on another node (a joining node's answer) run, off gRPC's threads. */
     private final ExecutorService blocking = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-admin"));
+    /** Status for any user; changes for administrators only. */
+    private final Authorizer authorizer;
     private volatile RaftServer.Division division;
     private volatile Membership membership;
 
-    public AdminService(RaftGroupId groupId, String nodeId, String address) {
+    public AdminService(RaftGroupId groupId, String nodeId, String address, Authorizer authorizer) {
         this.groupId = groupId;
+        this.authorizer = authorizer;
         this.nodeId = nodeId;
         this.address = address;
     }
@@ -111,6 +118,11 @@ public final class AdminService implements AutoCloseable {
             throw AdminError.invalid("an admin request is a JSON object with an \"op\"");
         }
         String op = request.get("op").asText();
+        Refusal denied = authorizer.checkAdmin(TokenInterceptor.current(), op.equals("status"));
+        if (denied != null) {
+            throw new AdminError(denied.reason() == Refusal.Reason.UNAUTHENTICATED ? AdminError.UNAUTHENTICATED
+                    : AdminError.FORBIDDEN, denied.message());
+        }
         if (op.equals("status")) {
             return status();
         }

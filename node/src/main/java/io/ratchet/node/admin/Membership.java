@@ -3,6 +3,7 @@ package io.ratchet.node.admin;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.NodeChannels;
+import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
@@ -131,12 +132,14 @@ final class Membership {
     }
 
     CompletableFuture<ObjectNode> transferLeadership(String id) {
+        // The leader's configuration decides: a follower's may lag (one catching up after a restart may not
+        // have the entry that added the target yet), and its refusal would be wrong. So a follower redirects.
+        requireLeader();
         RaftConfiguration conf = division.getRaftConf();
         RaftPeerId target = RaftPeerId.valueOf(id);
         if (conf.getPeer(target, RaftPeerRole.FOLLOWER) == null) {
             throw AdminError.refused(id + " is not a voting member; the members are " + ids(conf));
         }
-        requireLeader();
         if (target.equals(server.getId())) {
             return CompletableFuture.completedFuture(Json.MAPPER.createObjectNode().put("leader", id));
         }
@@ -244,7 +247,8 @@ final class Membership {
      * and be waiting to join (in no configuration yet).
      */
     private void probe(String id, String address) {
-        ManagedChannel channel = NodeChannels.open(address);
+        // As this node: with TLS, its certificate (found with the Ratis server's properties).
+        ManagedChannel channel = NodeChannels.open(address, TlsFiles.clientCredentials(server.getProperties()));
         try {
             byte[] answer = ClientCalls.blockingUnaryCall(channel, AdminRpc.CALL,
                     CallOptions.DEFAULT.withDeadlineAfter(PROBE_MILLIS, TimeUnit.MILLISECONDS),

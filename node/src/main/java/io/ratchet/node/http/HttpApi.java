@@ -1,7 +1,9 @@
 package io.ratchet.node.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
@@ -23,13 +25,16 @@ import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -63,10 +68,12 @@ public final class HttpApi implements AutoCloseable {
     /**
      * Starts serving on {@code host:port} (port 0: any free one).
      *
+     * @param tls    the node's TLS in front of HTTP/1.1: HTTPS only, no plaintext connector; null for plain HTTP
      * @param routes the API (see {@link Routes})
      * @param probes {@code /metrics} and {@code /health/*}, outside the API
      */
-    public static HttpApi start(String host, int port, Routes routes, Probes probes) throws IOException {
+    public static HttpApi start(String host, int port, SslConnectionFactory tls, Routes routes, Probes probes)
+            throws IOException {
         QueuedThreadPool threads = new QueuedThreadPool(64, 4);
         threads.setName("ratchet-http");
         threads.setDaemon(true);
@@ -75,7 +82,7 @@ public final class HttpApi implements AutoCloseable {
         http.setSendServerVersion(false);
         // A key may hold any character, "%2F" included: the path is decoded by the route, not by Jetty.
         http.setUriCompliance(UriCompliance.UNSAFE);
-        ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+        ServerConnector connector = new ServerConnector(server, 1, 1, connectionFactories(http, tls));
         connector.setHost(host);
         connector.setPort(port);
         connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
@@ -93,6 +100,18 @@ public final class HttpApi implements AutoCloseable {
             throw new IOException("cannot serve HTTP on " + host + ":" + port + ": " + e.getMessage(), e);
         }
         return api;
+    }
+
+    /** HTTP/1.1, over TLS when there is any. */
+    private static ConnectionFactory[] connectionFactories(HttpConfiguration http, SslConnectionFactory tls) {
+        if (tls == null) {
+            return new ConnectionFactory[] {new HttpConnectionFactory(http)};
+        }
+        SecureRequestCustomizer secure = new SecureRequestCustomizer();
+        // Which names the certificate holds is the operator's choice; any Host the client connected by is served.
+        secure.setSniHostCheck(false);
+        http.addCustomizer(secure);
+        return new ConnectionFactory[] {tls, new HttpConnectionFactory(http)};
     }
 
     /** The port it listens on. */
@@ -360,6 +379,12 @@ public final class HttpApi implements AutoCloseable {
             body.put("quota", e.quota());
             body.put("needed", e.needed());
             return HttpReply.json(507, body);
+        }
+        if (cause instanceof AuthenticationException e) {
+            return HttpReply.error(401, "unauthenticated", e.getMessage()).header("WWW-Authenticate", "Bearer");
+        }
+        if (cause instanceof PermissionDeniedException e) {
+            return HttpReply.error(403, "forbidden", e.getMessage());
         }
         if (cause instanceof ClusterUnavailableException e) {
             return HttpReply.error(503, "unavailable", e.getMessage()).header("Retry-After", "1");

@@ -2,6 +2,8 @@ package io.ratchet.node.http;
 
 import io.ratchet.client.Readiness;
 import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Refusal;
 import io.ratchet.statemachine.KeyContention;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +15,12 @@ public interface LocalNode {
 
     /** A read of this node's own applied state, with the index it had applied. */
     CompletableFuture<StaleItem> staleGet(String key);
+
+    /**
+     * Whether the caller with {@code token} may ask {@code query} of this node's own state (a stale read,
+     * the hot keys), by this node's permission table: null when it may, else the refusal.
+     */
+    Refusal check(String token, Query query);
 
     /** Open client sessions in this node's applied state. */
     int sessionCount();

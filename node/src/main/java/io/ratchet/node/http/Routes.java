@@ -3,8 +3,10 @@ package io.ratchet.node.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.NodeStatus;
+import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
@@ -18,6 +20,8 @@ import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.JsonText;
 import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.TransactionOps;
@@ -49,21 +53,43 @@ public final class Routes {
     /** Small JSON bodies: a lock or reservation request. */
     private static final long SMALL_BODY = 64 * 1024;
 
-    private final RatchetClient client;
+    private final GatewayClients clients;
     private final LocalNode node;
     private final Executor blocking;
-    private final Reservations reservations;
 
     /**
-     * @param client   the node's own client of the cluster
+     * @param clients  the node's own clients of the cluster, one per caller's token
      * @param node     the node it runs in
      * @param blocking where calls that block (the status probe) run
      */
-    public Routes(RatchetClient client, LocalNode node, Executor blocking) {
-        this.client = client;
+    public Routes(GatewayClients clients, LocalNode node, Executor blocking) {
+        this.clients = clients;
         this.node = node;
         this.blocking = blocking;
-        this.reservations = new Reservations(client);
+    }
+
+    /** The client that acts for the caller: the one holding its bearer token, if it gave one. */
+    private RatchetClient client(HttpCall call) {
+        return clients.of(token(call));
+    }
+
+    /** Refuses, as the front end would, what the caller may not ask of this node's own state. */
+    private void permit(HttpCall call, Query query) {
+        Refusal denied = node.check(token(call), query);
+        if (denied != null) {
+            throw denied.reason() == Refusal.Reason.UNAUTHENTICATED ? new AuthenticationException(denied.message())
+                    : new PermissionDeniedException(denied.message());
+        }
+    }
+
+    /** The caller's bearer token ({@code Authorization: Bearer TOKEN}), or null. */
+    static String token(HttpCall call) {
+        String authorization = call.header("Authorization");
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return null;
+        }
+        String token = authorization.substring(7).trim();
+        return token.isEmpty() ? null : token;
     }
 
     List<Route> all() {
@@ -93,12 +119,13 @@ public final class Routes {
     private CompletableFuture<HttpReply> get(HttpCall call) {
         String key = call.rest();
         if (call.flag("stale")) {
+            permit(call, new Query.Get(key));
             return node.staleGet(key).thenApply(read -> found(read.item())
                     .header("Ratchet-Stale", "true")
                     .header("Ratchet-Applied-Index", Long.toString(read.appliedIndex()))
                     .header("Ratchet-Node", node.id()));
         }
-        return client.getAsync(key).thenApply(Routes::found);
+        return client(call).getAsync(key).thenApply(Routes::found);
     }
 
     private static HttpReply found(Optional<Item> item) {
@@ -110,7 +137,7 @@ public final class Routes {
         String prefix = call.param("prefix");
         int start = (int) call.longParam("start", 0, 0, Integer.MAX_VALUE);
         int pageSize = (int) call.longParam("pageSize", DEFAULT_PAGE_SIZE, 1, Limits.MAX_PAGE_SIZE);
-        return client.listAsync(prefix == null ? "" : prefix, start, pageSize).thenApply(items -> {
+        return client(call).listAsync(prefix == null ? "" : prefix, start, pageSize).thenApply(items -> {
             ObjectNode body = Json.MAPPER.createObjectNode();
             ArrayNode array = body.putArray("items");
             items.forEach(i -> array.add(JsonViews.item(i)));
@@ -171,7 +198,7 @@ public final class Routes {
 
     private CompletableFuture<CompareExchangeResult> write(HttpCall call, Command.Op op) {
         String idempotencyKey = call.header("Idempotency-Key");
-        return idempotencyKey == null ? client.writeAsync(op) : client.writeAsync(op, idempotencyKey, IDEMPOTENCY_RETENTION);
+        return idempotencyKey == null ? client(call).writeAsync(op) : client(call).writeAsync(op, idempotencyKey, IDEMPOTENCY_RETENTION);
     }
 
     private static String metadata(HttpCall call) {
@@ -204,8 +231,8 @@ public final class Routes {
             throw HttpError.badRequest("the body must be {\"ops\": [...]}: " + e.getMessage());
         }
         String idempotencyKey = call.header("Idempotency-Key");
-        CompletableFuture<TransactionResult> result = idempotencyKey == null ? client.transactionAsync(parsed)
-                : client.transactionAsync(parsed, idempotencyKey, IDEMPOTENCY_RETENTION);
+        CompletableFuture<TransactionResult> result = idempotencyKey == null ? client(call).transactionAsync(parsed)
+                : client(call).transactionAsync(parsed, idempotencyKey, IDEMPOTENCY_RETENTION);
         return result.thenApply(r -> {
             ObjectNode body = r.successful() ? Json.MAPPER.createObjectNode()
                     : HttpReply.errorBody("conflict", r.conflicts().size() + " condition(s) failed; nothing was written");
@@ -227,7 +254,7 @@ public final class Routes {
         if (timeout.isZero() || timeout.compareTo(RatchetClient.MAX_WATCH) > 0) {
             throw HttpError.badRequest("timeout must be above 0 and at most " + RatchetClient.MAX_WATCH.toSeconds() + "s");
         }
-        return client.watchAsync(call.rest(), after, timeout).thenApply(w -> {
+        return client(call).watchAsync(call.rest(), after, timeout).thenApply(w -> {
             ObjectNode body = Json.MAPPER.createObjectNode();
             body.put("changed", w.changed());
             body.put("lastChange", w.lastChange());
@@ -239,7 +266,7 @@ public final class Routes {
     // ---- documents
 
     private CompletableFuture<HttpReply> getDocument(HttpCall call) {
-        return client.getDocumentAsync(call.rest()).thenApply(d -> d
+        return client(call).getDocumentAsync(call.rest()).thenApply(d -> d
                 .map(doc -> HttpReply.json(200, JsonViews.document(doc)).etag(doc.index()))
                 .orElseGet(() -> HttpReply.error(404, "not_found", "no document under that id")));
     }
@@ -264,14 +291,14 @@ public final class Routes {
     private CompletableFuture<HttpReply> documentWrite(HttpCall call, Command.DocumentOp op, long guard,
                                                        Function<TransactionResult, HttpReply> success) {
         String idempotencyKey = call.header("Idempotency-Key");
-        CompletableFuture<TransactionResult> result = idempotencyKey == null ? client.transactionAsync(List.of(op))
-                : client.transactionAsync(List.of(op), idempotencyKey, IDEMPOTENCY_RETENTION);
+        CompletableFuture<TransactionResult> result = idempotencyKey == null ? client(call).transactionAsync(List.of(op))
+                : client(call).transactionAsync(List.of(op), idempotencyKey, IDEMPOTENCY_RETENTION);
         return result.thenCompose(tx -> {
             if (tx.successful()) {
                 return CompletableFuture.completedFuture(success.apply(tx));
             }
             long actual = tx.conflicts().get(0).actual();
-            return client.getDocumentAsync(op.id()).thenApply(now -> {
+            return client(call).getDocumentAsync(op.id()).thenApply(now -> {
                 ObjectNode body = HttpReply.errorBody("precondition_failed", "the document's guard index is "
                         + actual + ", not " + guard + (guard == 0 && actual != 0 ? " (it exists)" : ""));
                 body.set("current", now.map(JsonViews::document).orElse(null));
@@ -285,7 +312,7 @@ public final class Routes {
 
     private CompletableFuture<HttpReply> locks(HttpCall call) {
         int pageSize = (int) call.longParam("pageSize", Limits.MAX_PAGE_SIZE, 1, Limits.MAX_PAGE_SIZE);
-        return client.listAsync(Locks.PREFIX, 0, pageSize).thenApply(items -> {
+        return client(call).listAsync(Locks.PREFIX, 0, pageSize).thenApply(items -> {
             ObjectNode body = Json.MAPPER.createObjectNode();
             ArrayNode array = body.putArray("locks");
             items.forEach(i -> array.add(JsonViews.holder(i)));
@@ -294,7 +321,7 @@ public final class Routes {
     }
 
     private CompletableFuture<HttpReply> holder(HttpCall call) {
-        return new Locks(client).holderAsync(call.rest()).thenApply(h -> h
+        return new Locks(client(call)).holderAsync(call.rest()).thenApply(h -> h
                 .map(holder -> HttpReply.json(200, JsonViews.holder(holder)).etag(holder.index()))
                 .orElseGet(() -> HttpReply.error(404, "not_found", "lock '" + call.rest() + "' is free")));
     }
@@ -314,7 +341,7 @@ public final class Routes {
         } catch (IllegalArgumentException e) {
             throw HttpError.badRequest(e.getMessage());
         }
-        Locks locks = new Locks(client, options);
+        Locks locks = new Locks(client(call), options);
         return locks.acquireAsync(call.rest(), lease, wait).thenCompose(granted -> {
             if (granted.isPresent()) {
                 return CompletableFuture.completedFuture(
@@ -332,13 +359,13 @@ public final class Routes {
     private CompletableFuture<HttpReply> renew(HttpCall call) {
         long index = Preconditions.ifMatch(call, "renew");
         Duration lease = HttpCall.duration("lease", text(call.jsonObject(), "lease", true));
-        return new Locks(client).renewAsync(call.rest(), index, lease)
+        return new Locks(client(call)).renewAsync(call.rest(), index, lease)
                 .thenApply(renewed -> HttpReply.json(200, JsonViews.lease(renewed)).etag(renewed.currentIndex()));
     }
 
     private CompletableFuture<HttpReply> release(HttpCall call) {
         long index = Preconditions.ifMatch(call, "release");
-        return new Locks(client).releaseAsync(call.rest(), index).thenApply(done -> HttpReply.empty(204));
+        return new Locks(client(call)).releaseAsync(call.rest(), index).thenApply(done -> HttpReply.empty(204));
     }
 
     private static String text(JsonNode body, String field, boolean required) {
@@ -361,6 +388,7 @@ public final class Routes {
         JsonNode body = call.jsonObject();
         String owner = text(body, "owner", true);
         String ttl = text(body, "ttl", false);
+        Reservations reservations = new Reservations(client(call));
         var result = ttl == null ? reservations.reserveAsync(call.rest(), owner)
                 : reservations.reserveAsync(call.rest(), owner, HttpCall.duration("ttl", ttl));
         return result.thenApply(r -> {
@@ -379,7 +407,7 @@ public final class Routes {
     // ---- the cluster
 
     private CompletableFuture<HttpReply> status(HttpCall call) {
-        return CompletableFuture.supplyAsync(client::status, blocking).thenApply(nodes -> {
+        return CompletableFuture.supplyAsync(() -> client(call).status(), blocking).thenApply(nodes -> {
             long highestCommit = nodes.stream().mapToLong(NodeStatus::commitIndex).max().orElse(0);
             ObjectNode body = Json.MAPPER.createObjectNode();
             body.put("node", node.id());
@@ -414,6 +442,7 @@ public final class Routes {
 
     private CompletableFuture<HttpReply> hotKeys(HttpCall call) {
         int limit = (int) call.longParam("limit", 20, 1, MAX_HOT_KEYS);
+        permit(call, new Query.Contention(limit));
         KeyContention contention = node.contention();
         ObjectNode body = Json.MAPPER.createObjectNode();
         body.put("node", node.id());

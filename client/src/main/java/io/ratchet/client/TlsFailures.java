@@ -1,0 +1,28 @@
+package io.ratchet.client;
+
+import java.security.cert.CertificateException;
+import javax.net.ssl.SSLException;
+import org.apache.ratis.thirdparty.io.netty.handler.ssl.NotSslRecordException;
+
+/** What a failed TLS handshake with a node means, said so that the reader knows what to change. */
+final class TlsFailures {
+    private TlsFailures() {
+    }
+
+    static String describe(SSLException failure, Credentials credentials) {
+        if (failure instanceof NotSslRecordException) {
+            return "the node does not speak TLS (its port is plaintext): connect without a CA file";
+        }
+        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            // What this client's trust manager refused: the node's certificate (its issuer, its dates, or
+            // the names it holds against the address connected to).
+            if (c instanceof CertificateException refused) {
+                return "the node's certificate is not trusted with the CA file " + credentials.caFile() + ": "
+                        + refused.getMessage();
+            }
+        }
+        return "the node refused the TLS handshake (" + failure.getMessage() + ")"
+                + (credentials.certFile() == null ? "" : "; is the client certificate " + credentials.certFile()
+                + " issued by the cluster's CA?");
+    }
+}

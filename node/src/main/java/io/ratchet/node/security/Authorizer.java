@@ -1,0 +1,185 @@
+package io.ratchet.node.security;
+
+import io.ratchet.protocol.AuthTable;
+import io.ratchet.protocol.AuthTable.Permission;
+import io.ratchet.protocol.Batch;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Refusal;
+import io.ratchet.protocol.Request;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides whether the caller may do what a message asks, from the permission table this node has applied
+ * ({@link AuthTable}). With authentication off, everything is allowed. With it on, a call must carry the
+ * token of a user (else {@link Refusal.Reason#UNAUTHENTICATED}), and every key it names must be covered by
+ * one of the user's grants (else {@link Refusal.Reason#FORBIDDEN}, naming the key and the permission):
+ * a batch or transaction is refused whole, before anything is appended.
+ *
+ * <p>Writes are checked on the leader (a follower refuses them as not the leader first), against the
+ * newest table; so a user removed by an entry is refused from the next message on. Tokens are compared by
+ * their SHA-256; the token itself is never stored or logged.
+ */
+public final class Authorizer {
+    private static final Logger LOG = LoggerFactory.getLogger(Authorizer.class);
+
+    private final Supplier<AuthTable> table;
+    private final RefusalLog refusals = new RefusalLog();
+
+    public Authorizer(Supplier<AuthTable> table) {
+        this.table = table;
+    }
+
+    /** Null when the caller with {@code token} may send {@code batch}; else the refusal. */
+    public Refusal check(String token, Batch batch) {
+        AuthTable t = table.get();
+        if (!t.enabled()) {
+            return null;
+        }
+        AuthTable.User user = t.userByTokenHash(hash(token));
+        if (user == null) {
+            return unauthenticated(token);
+        }
+        for (Request request : batch.requests()) {
+            for (Command command : request.commands()) {
+                Refusal refused = check(t, user, command);
+                if (refused != null) {
+                    return refused;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Null when the caller with {@code token} may ask {@code query}; else the refusal. */
+    public Refusal check(String token, Query query) {
+        AuthTable t = table.get();
+        if (!t.enabled()) {
+            return null;
+        }
+        AuthTable.User user = t.userByTokenHash(hash(token));
+        if (user == null) {
+            return unauthenticated(token);
+        }
+        if (query instanceof Query.Get g) {
+            return need(t, user, Permission.READ, g.key());
+        } else if (query instanceof Query.Gets g) {
+            for (Query.Get get : g.gets()) {
+                Refusal refused = need(t, user, Permission.READ, get.key());
+                if (refused != null) {
+                    return refused;
+                }
+            }
+            return null;
+        } else if (query instanceof Query.GetAll g) {
+            for (String key : g.keys()) {
+                Refusal refused = need(t, user, Permission.READ, key);
+                if (refused != null) {
+                    return refused;
+                }
+            }
+            return null;
+        } else if (query instanceof Query.ListItems l) {
+            return need(t, user, Permission.READ, l.prefix());
+        } else if (query instanceof Query.Watch w) {
+            return need(t, user, Permission.READ, w.key());
+        } else if (query instanceof Query.GetDocument d) {
+            return need(t, user, Permission.READ, d.id());
+        } else if (query instanceof Query.Stats) {
+            return null;
+        }
+        // Hot keys name keys of every prefix; the permission table is the administrator's.
+        return cluster(t, user);
+    }
+
+    /**
+     * Null when the caller with {@code token} may do what only an administrator may (membership, backup,
+     * the quota, permissions); with {@code any}, any authenticated user (status).
+     */
+    public Refusal checkAdmin(String token, boolean any) {
+        AuthTable t = table.get();
+        if (!t.enabled()) {
+            return null;
+        }
+        AuthTable.User user = t.userByTokenHash(hash(token));
+        if (user == null) {
+            return unauthenticated(token);
+        }
+        return any ? null : cluster(t, user);
+    }
+
+    private Refusal check(AuthTable t, AuthTable.User user, Command command) {
+        if (command instanceof Command.Put p) {
+            return need(t, user, Permission.WRITE, p.key());
+        } else if (command instanceof Command.Delete d) {
+            return need(t, user, Permission.WRITE, d.key());
+        } else if (command instanceof Command.Transaction tx) {
+            for (Command.Op op : tx.ops()) {
+                Refusal refused = op instanceof Command.Check c ? need(t, user, Permission.READ, c.key())
+                        : op instanceof Command.DocumentOp d ? need(t, user, Permission.WRITE, d.id())
+                        : need(t, user, Permission.WRITE, op.key());
+                if (refused != null) {
+                    return refused;
+                }
+            }
+            return null;
+        } else if (command instanceof Command.OpenSession) {
+            return null; // what makes the user's own writes exactly-once; it touches no key
+        }
+        return cluster(t, user); // the quota, permissions, a sweep: the cluster's, not a key's
+    }
+
+    private Refusal need(AuthTable t, AuthTable.User user, Permission permission, String key) {
+        if (t.allows(user, permission, key)) {
+            return null;
+        }
+        String message = "user '" + user.name() + "' has no " + permission.label() + " permission on '" + key + "'";
+        refusals.log(message);
+        return Refusal.forbidden(message);
+    }
+
+    private Refusal cluster(AuthTable t, AuthTable.User user) {
+        if (t.isAdmin(user)) {
+            return null;
+        }
+        String message = "user '" + user.name() + "' is not an administrator (admin on every key)";
+        refusals.log(message);
+        return Refusal.forbidden(message);
+    }
+
+    private Refusal unauthenticated(String token) {
+        String message = token == null ? "authentication is on: give a token (--token, RATCHET_TOKEN, "
+                + "or the header 'authorization: Bearer TOKEN')" : "the token names no user (wrong, or its user was removed)";
+        refusals.log(message);
+        return Refusal.unauthenticated(message);
+    }
+
+    /** The SHA-256 of a token, as the table keeps it; null for no token. */
+    private static String hash(String token) {
+        return token == null ? null : AuthTable.tokenHash(token);
+    }
+
+    /**
+     * Refusals are logged once per kind each minute: a client retrying a refused call in a loop must not
+     * fill the log, and an operator still sees that it happens.
+     */
+    private static final class RefusalLog {
+        private static final long PERIOD_NANOS = 60_000_000_000L;
+        private final java.util.Map<String, Long> last = new java.util.concurrent.ConcurrentHashMap<>();
+
+        void log(String message) {
+            long now = System.nanoTime();
+            Long before = last.get(message);
+            if (before != null && now - before < PERIOD_NANOS) {
+                return;
+            }
+            if (last.size() > 1_000) {
+                last.clear();
+            }
+            last.put(message, now);
+            LOG.warn("refused: {}", message);
+        }
+    }
+}

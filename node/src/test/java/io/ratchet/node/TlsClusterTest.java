@@ -1,0 +1,235 @@
+package io.ratchet.node;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ratchet.client.AdminRefusedException;
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.ClusterAdmin;
+import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.client.Credentials;
+import io.ratchet.client.NodeChannels;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.RatchetException;
+import io.ratchet.protocol.Rpc;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.math.BigInteger;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
+import org.apache.ratis.client.impl.ClientProtoUtils;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupListRequest;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
+import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real 3-node cluster with TLS on every port: clients that trust its CA are served, with a client
+ * certificate or without; a plaintext client, or one whose certificate another CA issued, is refused and
+ * writes nothing; only nodes may speak Ratis' own protocols; a node of another CA cannot join; the HTTP
+ * API is HTTPS alone.
+ */
+class TlsClusterTest {
+    @TempDir
+    static Path dir;
+    private static CertificateAuthority ca;
+    private static CertificateAuthority other;
+    private static LocalCluster cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        ca = CertificateAuthority.create(dir, "cluster-ca");
+        other = CertificateAuthority.create(dir, "other-ca");
+        cluster = LocalCluster.startTls(3, dir.resolve("nodes"), ca);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** Options for a client that gives up within a few seconds: refusals here are certain, not slow. */
+    private static ClientOptions quick(Credentials credentials) {
+        return cluster.options().withCredentials(credentials)
+                .withTimeouts(Duration.ofMillis(500), 3, Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aClientThatTrustsTheCaWritesAndReadsWithOrWithoutACertificate() {
+        RatchetClient anonymous = cluster.client();
+        CompareExchangeResult put = anonymous.put("tls/anonymous", "a", 0);
+        assertTrue(put.successful());
+        RatchetClient alice = cluster.client(cluster.options().withCredentials(ca.client("alice")));
+        assertTrue(alice.put("tls/alice", "b", 0).successful());
+        assertEquals(put.index(), alice.get("tls/anonymous").orElseThrow().index());
+        assertEquals("\"b\"", anonymous.get("tls/alice").orElseThrow().value());
+    }
+
+    @Test
+    void aPlaintextClientIsRefusedAndWritesNothing() {
+        try (RatchetClient plaintext = RatchetClient.connect(quick(Credentials.NONE))) {
+            RatchetException refused = assertThrows(RatchetException.class, () -> plaintext.put("tls/plaintext", "x", 0));
+            assertTrue(refused instanceof ClusterUnavailableException, refused.toString());
+        }
+        assertTrue(cluster.client().get("tls/plaintext").isEmpty());
+        assertNoItemOnAnyNode("tls/plaintext");
+    }
+
+    @Test
+    void aClientWithACertificateOfAnotherCaIsRefusedAndWritesNothing() {
+        Credentials mallory = other.client("mallory");
+        // It trusts the cluster's CA, but shows a certificate the cluster's CA did not issue.
+        Credentials shown = new Credentials(ca.certificate(), mallory.certFile(), mallory.keyFile(), null);
+        try (RatchetClient client = RatchetClient.connect(quick(shown))) {
+            ClusterUnavailableException refused = assertThrows(ClusterUnavailableException.class,
+                    () -> client.put("tls/mallory", "x", 0));
+            assertTrue(refused.getMessage().contains("TLS handshake"), refused.getMessage());
+        }
+        // One that trusts only the other CA refuses the nodes' certificates itself.
+        try (RatchetClient client = RatchetClient.connect(quick(mallory))) {
+            ClusterUnavailableException refused = assertThrows(ClusterUnavailableException.class,
+                    () -> client.put("tls/mallory", "x", 0));
+            assertTrue(refused.getMessage().contains("not trusted with the CA file " + other.certificate()), refused.getMessage());
+        }
+        assertNoItemOnAnyNode("tls/mallory");
+    }
+
+    @Test
+    void onlyANodeCertificateMayCallRatisOwnServices() {
+        String id = cluster.nodeIds().get(0);
+        String address = cluster.address(id);
+        byte[] groupList = ClientProtoUtils.toGroupListRequestProto(new GroupListRequest(ClientId.randomId(),
+                RaftPeerId.valueOf(id), cluster.node(id).groupId(), 1)).toByteArray();
+        assertEquals(Status.Code.UNAUTHENTICATED, ratisCall(address, ca.trusting(), VOTE, new byte[0]).getCode());
+        assertEquals(Status.Code.UNAUTHENTICATED, ratisCall(address, ca.trusting(), GROUP_LIST, groupList).getCode());
+        assertEquals(Status.Code.PERMISSION_DENIED, ratisCall(address, ca.client("bob"), GROUP_LIST, groupList).getCode());
+        assertEquals(Status.Code.OK, ratisCall(address, ca.node("n9").clientCredentials(), GROUP_LIST, groupList).getCode());
+    }
+
+    @Test
+    void aNodeOfAnotherCaCannotJoinAndOneOfTheClusterCaCan() {
+        try (ClusterAdmin admin = ClusterAdmin.connect(cluster.options())) {
+            String rogue = cluster.startJoining("n4", other.node("n4"));
+            AdminRefusedException refused = assertThrows(AdminRefusedException.class, () -> admin.addMember("n4", rogue));
+            assertTrue(refused.getMessage().contains("n4") || refused.getMessage().contains(rogue), refused.getMessage());
+            cluster.stopNode("n4");
+            assertEquals(3, admin.members().members().size());
+            assertTrue(cluster.client().put("tls/after-rogue", 1, 0).successful());
+
+            String good = cluster.startJoining("n5");
+            admin.addMember("n5", good);
+            await().atMost(Duration.ofSeconds(20)).until(() -> cluster.itemsOn("n5").stream()
+                    .anyMatch(i -> i.key().equals("tls/after-rogue")));
+            admin.removeMember("n5");
+            cluster.stopNode("n5");
+            assertEquals(3, admin.members().members().size());
+        }
+    }
+
+    @Test
+    void theHttpApiIsHttpsAlone() throws Exception {
+        String https = cluster.httpUrl(cluster.nodeIds().get(0));
+        HttpClient client = HttpClient.newBuilder().sslContext(trusting(ca.certificate())).build();
+        HttpResponse<String> live = client.send(HttpRequest.newBuilder(URI.create(https + "/health/live")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, live.statusCode());
+        HttpResponse<String> put = client.send(HttpRequest.newBuilder(URI.create(https + "/v1/items/tls/http"))
+                .header("If-None-Match", "*").PUT(HttpRequest.BodyPublishers.ofString("1")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, put.statusCode(), put.body());
+
+        String plain = https.replace("https://", "http://");
+        assertThrows(IOException.class, () -> HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(plain + "/health/live")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString()));
+    }
+
+    @Test
+    void aRenewedNodeCertificateIsShownToNewConnectionsWithoutARestart() throws Exception {
+        String id = cluster.nodeIds().get(2);
+        BigInteger before = servedCertificate(cluster.address(id)).getSerialNumber();
+        ca.node(id); // issues it anew, over the files the node was started with
+        // A node looks at its files at most every five seconds.
+        await().atMost(Duration.ofSeconds(15)).until(() -> !servedCertificate(cluster.address(id)).getSerialNumber().equals(before));
+        assertTrue(cluster.client().put("tls/after-renewal", 1, 0).successful());
+    }
+
+    /** The certificate a node's gRPC port shows a new connection. */
+    private static X509Certificate servedCertificate(String address) throws Exception {
+        int colon = address.lastIndexOf(':');
+        try (SSLSocket socket = (SSLSocket) trusting(ca.certificate()).getSocketFactory()
+                .createSocket(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))) {
+            socket.startHandshake();
+            return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+        }
+    }
+
+    private static final MethodDescriptor<byte[], byte[]> VOTE = unary("ratis.grpc.RaftServerProtocolService/requestVote");
+    private static final MethodDescriptor<byte[], byte[]> GROUP_LIST = unary("ratis.grpc.AdminProtocolService/groupList");
+
+    /** A unary method of raw bytes, as the front end's are. */
+    private static MethodDescriptor<byte[], byte[]> unary(String name) {
+        return Rpc.WRITE.toBuilder().setFullMethodName(name).build();
+    }
+
+    /** The status of a raw call; OK when it was answered. */
+    private static Status ratisCall(String address, Credentials credentials, MethodDescriptor<byte[], byte[]> method,
+                                    byte[] request) {
+        ManagedChannel channel = NodeChannels.open(address, credentials);
+        try {
+            ClientCalls.blockingUnaryCall(channel, method, CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), request);
+            return Status.OK;
+        } catch (StatusRuntimeException e) {
+            return e.getStatus();
+        } finally {
+            channel.shutdownNow();
+        }
+    }
+
+    private static void assertNoItemOnAnyNode(String key) {
+        for (String id : List.of("n1", "n2", "n3")) {
+            assertFalse(cluster.itemsOn(id).stream().anyMatch(i -> i.key().equals(key)), key + " reached " + id);
+        }
+    }
+
+    private static SSLContext trusting(Path caFile) throws Exception {
+        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        store.load(null, null);
+        try (InputStream in = Files.newInputStream(caFile)) {
+            store.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(store);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        return context;
+    }
+}
