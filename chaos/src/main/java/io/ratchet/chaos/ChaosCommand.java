@@ -33,7 +33,8 @@ public final class ChaosCommand implements Callable<Integer> {
     Duration duration;
 
     @Option(names = "--nemesis", defaultValue = "kill-leader",
-            description = "none, kill-leader, kill-any, pause, partition or mixed (default ${DEFAULT-VALUE})")
+            description = "none, kill-leader, kill-any, pause, partition, mixed, membership or membership+kill-leader "
+                    + "(default ${DEFAULT-VALUE})")
     String nemesis;
 
     @Option(names = "--workload", defaultValue = "register",

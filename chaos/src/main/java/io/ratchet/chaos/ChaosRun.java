@@ -12,10 +12,10 @@ import io.ratchet.chaos.history.History;
 import io.ratchet.chaos.history.Op;
 import io.ratchet.chaos.history.OpType;
 import io.ratchet.chaos.nemesis.KillNemesis;
+import io.ratchet.chaos.nemesis.MembershipNemesis;
 import io.ratchet.chaos.nemesis.MixedNemesis;
 import io.ratchet.chaos.nemesis.Nemesis;
 import io.ratchet.chaos.nemesis.NemesisLoop;
-import io.ratchet.chaos.nemesis.NoNemesis;
 import io.ratchet.chaos.nemesis.PartitionNemesis;
 import io.ratchet.chaos.nemesis.PauseNemesis;
 import io.ratchet.chaos.workload.ClientProcess;
@@ -32,8 +32,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -45,6 +47,8 @@ import java.util.function.Supplier;
 public final class ChaosRun {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(60);
+    /** Node slots beyond the initial nodes for a membership nemesis to grow into: up to 5 voters from 3. */
+    private static final int SPARES = 2;
 
     private final RunSettings settings;
     private final PrintStream log;
@@ -52,6 +56,9 @@ public final class ChaosRun {
     private final List<String> skipped = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
     private int faults;
+    /** What a membership nemesis changed, for the summary, and its check of the configurations; null without one. */
+    private Map<String, Integer> changes;
+    private CheckResult membership;
     private History history;
     private final long started = System.nanoTime();
 
@@ -123,6 +130,9 @@ public final class ChaosRun {
         for (Workload w : workloads) {
             results.add(w.checker().check(ops.stream().filter(op -> w.name().equals(op.workload())).toList()));
         }
+        if (membership != null) {
+            results.add(membership);
+        }
         return finish(ops, results, null, null);
     }
 
@@ -133,12 +143,13 @@ public final class ChaosRun {
     /** Starts the cluster, runs clients and nemesis, heals, settles, reads the end state, stops the cluster. */
     private void exercise(List<Workload> workloads, boolean namespaces) throws IOException, InterruptedException {
         Path nodesDir = settings.runDir().resolve("nodes");
+        int spares = settings.nemesis().changesMembership() ? SPARES : 0;
         Network network = namespaces
                 ? NamespaceNetwork.create(settings.nodes(), settings.runDir().resolve("netns.txt"))
-                : LoopbackNetwork.forNodes(settings.nodes());
+                : LoopbackNetwork.forNodes(settings.nodes() + spares);
         Cluster cluster;
         try {
-            cluster = Cluster.start(settings.nodes(), network, nodesDir, settings.ratchetJar(), settings.nodeJvmOptions(),
+            cluster = Cluster.start(settings.nodes(), spares, network, nodesDir, settings.ratchetJar(), settings.nodeJvmOptions(),
                     settings.snapshotThreshold());
         } catch (IOException | RuntimeException e) {
             network.close();
@@ -148,6 +159,10 @@ public final class ChaosRun {
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
             report.field("network", network.describe());
+            if (spares > 0) {
+                report.field("spares", spares + " node slots (n" + (settings.nodes() + 1) + "..n" + (settings.nodes() + spares)
+                        + ") for the membership nemesis to start with --join");
+            }
             log("started " + settings.nodes() + " nodes (" + network.describe() + "); waiting for a leader");
             cluster.awaitWritable(START_TIMEOUT);
             log("a write committed");
@@ -183,19 +198,14 @@ public final class ChaosRun {
                 pools.add(new WorkerPool(w, settings.concurrency(), settings.rate(), history, nextId,
                         () -> RatchetClient.connect(options), settings.seed() + 1000L * (pools.size() + 1)));
             }
-            Nemesis nemesis = nemesis(cluster);
-            NemesisLoop loop = new NemesisLoop(nemesis, history, settings.quietSpell(), settings.faultSpell(), new Random(settings.seed()));
+            List<NemesisLoop> loops = loops(nemeses(cluster));
             log("running " + workloads.stream().map(Workload::name).toList() + " for " + settings.duration().toSeconds()
-                    + " s under " + nemesis.name());
+                    + " s under " + settings.nemesis().cliName());
             pools.forEach(WorkerPool::start);
-            if (!(nemesis instanceof NoNemesis)) {
-                loop.start();
-            }
+            loops.forEach(NemesisLoop::start);
             Thread.sleep(settings.duration().toMillis());
             log("stopping the nemesis and the clients");
-            if (!(nemesis instanceof NoNemesis)) {
-                loop.stop();
-            }
+            NemesisLoop.stopAll(loops);
             int running = 0;
             int errors = 0;
             for (WorkerPool pool : pools) {
@@ -208,10 +218,19 @@ public final class ChaosRun {
             if (errors > 0) {
                 problems.add(errors + " unexpected errors in the harness' own worker code (see its standard error)");
             }
-            nemesis.healAll();
-            faults = loop.faults();
-            report.blank().line("Faults (" + nemesis.name() + "): " + faults);
-            loop.timeline().forEach(t -> report.line("  " + t));
+            IOException unhealed = null;
+            for (NemesisLoop loop : loops) {
+                try {
+                    loop.nemesis().healAll();
+                } catch (IOException e) {
+                    unhealed = unhealed == null ? e : unhealed;
+                }
+                faults += loop.faults();
+            }
+            reportFaults(loops);
+            if (unhealed != null) {
+                throw unhealed;
+            }
             log("healed; waiting for the cluster to settle");
             String settled = cluster.settle(SETTLE_TIMEOUT);
             report.line("After the run: " + settled);
@@ -222,22 +241,60 @@ public final class ChaosRun {
         }
     }
 
-    private Nemesis nemesis(Cluster cluster) {
+    /** The nemeses that act at once, each on its own loop: none, one, or a membership nemesis and kill-leader. */
+    private List<Nemesis> nemeses(Cluster cluster) {
         Optional<PartitionNemesis> partitions = cluster.network() instanceof NamespaceNetwork ns
                 ? Optional.of(new PartitionNemesis(cluster, ns)) : Optional.empty();
         return switch (settings.nemesis()) {
-            case NONE -> new NoNemesis();
-            case KILL_LEADER -> KillNemesis.leader(cluster);
-            case KILL_ANY -> KillNemesis.any(cluster);
-            case PAUSE -> new PauseNemesis(cluster);
-            case PARTITION -> partitions.orElseThrow();
+            case NONE -> List.of();
+            case KILL_LEADER -> List.of(KillNemesis.leader(cluster));
+            case KILL_ANY -> List.of(KillNemesis.any(cluster));
+            case PAUSE -> List.of(new PauseNemesis(cluster));
+            case PARTITION -> List.of(partitions.orElseThrow());
             case MIXED -> {
                 List<Nemesis> choices = new ArrayList<>(List.of(KillNemesis.leader(cluster), KillNemesis.any(cluster),
                         new PauseNemesis(cluster)));
                 partitions.ifPresent(choices::add);
-                yield new MixedNemesis(choices);
+                yield List.of(new MixedNemesis(choices));
             }
+            case MEMBERSHIP -> List.of(new MembershipNemesis(cluster));
+            case MEMBERSHIP_KILL_LEADER -> List.of(new MembershipNemesis(cluster), KillNemesis.leader(cluster));
         };
+    }
+
+    /**
+     * One loop a nemesis. A run's only loop draws from the run's seed and writes process {@code nemesis};
+     * beside others, each draws from a seed of its own and writes {@code nemesis-<name>}, so that every
+     * process has one operation open at a time.
+     */
+    private List<NemesisLoop> loops(List<Nemesis> nemeses) {
+        List<NemesisLoop> loops = new ArrayList<>();
+        for (Nemesis n : nemeses) {
+            String process = nemeses.size() == 1 ? NemesisLoop.PROCESS : NemesisLoop.PROCESS + "-" + n.name();
+            loops.add(new NemesisLoop(n, process, history, settings.quietSpell(), settings.faultSpell(),
+                    new Random(settings.seed() + 7919L * loops.size())));
+        }
+        return loops;
+    }
+
+    private void reportFaults(List<NemesisLoop> loops) {
+        Map<String, Integer> kinds = new TreeMap<>();
+        int refused = 0;
+        for (NemesisLoop loop : loops) {
+            loop.kinds().forEach((kind, n) -> kinds.merge(kind, n, Integer::sum));
+            refused += loop.refused();
+        }
+        report.blank().line("Faults (" + settings.nemesis().cliName() + "): " + faults
+                + (kinds.isEmpty() ? "" : " " + kinds)
+                + (refused == 0 ? "" : ", and " + refused + " not done (refused, or found not done after an unknown outcome)"));
+        NemesisLoop.timeline(loops).forEach(t -> report.line("  " + t));
+        for (NemesisLoop loop : loops) {
+            loop.nemesis().notes().forEach(n -> report.line("  " + n));
+            if (loop.nemesis() instanceof MembershipNemesis m) {
+                changes = m.changes();
+                membership = m.check();
+            }
+        }
     }
 
     /**
@@ -255,8 +312,8 @@ public final class ChaosRun {
         long ok = Report.count(ops, OpType.OK);
         long failed = Report.count(ops, OpType.FAIL);
         Summary summary = new Summary("valid".equals(result), settings.workload(), settings.nemesis().cliName(),
-                invoked, ok, failed, invoked - ok - failed, faults, anomalies, result, verdict.checks(), skipped, settings.seed(),
-                settings.nodes(), settings.duration().toMillis() / 1000.0,
+                invoked, ok, failed, invoked - ok - failed, faults, changes, anomalies, result, verdict.checks(), skipped,
+                settings.seed(), settings.nodes(), settings.duration().toMillis() / 1000.0,
                 settings.breakConditionalPuts() ? "unconditional-puts" : null, error,
                 settings.runDir().toAbsolutePath().toString(), gaps);
         if (!ops.isEmpty()) {

@@ -17,14 +17,33 @@ public enum NemesisKind {
     /** Network partitions: the leader isolated, or a random majority/minority split. Needs network namespaces. */
     PARTITION,
     /** Each fault drawn from kill-leader, kill-any, pause and (where namespaces work) partition. */
-    MIXED;
+    MIXED,
+    /** Membership changes: grow, shrink, replace a node, transfer leadership; between 3 and 5 voters. */
+    MEMBERSHIP,
+    /** Membership changes and kill-leader at once, each on its own schedule, so kills land during changes. */
+    MEMBERSHIP_KILL_LEADER("membership+kill-leader");
+
+    private final String cliName;
+
+    NemesisKind() {
+        this.cliName = name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    NemesisKind(String cliName) {
+        this.cliName = cliName;
+    }
 
     public String cliName() {
-        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return cliName;
     }
 
     public boolean usesPartitions() {
         return this == PARTITION || this == MIXED;
+    }
+
+    /** Whether nodes join and leave: the run then has spare node slots beside the initial nodes. */
+    public boolean changesMembership() {
+        return this == MEMBERSHIP || this == MEMBERSHIP_KILL_LEADER;
     }
 
     public static NemesisKind parse(String text) {

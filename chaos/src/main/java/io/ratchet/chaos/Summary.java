@@ -20,6 +20,7 @@ import java.util.Map;
  * @param failed    of which certainly had no effect
  * @param unknown   of which got no answer: writes that may or may not have been applied
  * @param faults    faults the nemesis injected
+ * @param changes   what a membership nemesis changed ({@code MembershipNemesis#changes()}); null without one
  * @param result    valid, invalid, unknown (a check could not decide), skipped, or error (the harness failed)
  * @param checks    each workload's verdict
  * @param skipped   workloads or nemeses that could not run here, with the reason
@@ -27,11 +28,11 @@ import java.util.Map;
  * @param gaps      per fault, how long answered writes and reads stopped ({@link Availability})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "unknown_per_fault",
+@JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "changes", "unknown_per_fault",
         "write_gap_ms", "read_gap_ms", "anomalies", "result",
         "checks", "skipped", "seed", "nodes", "duration_s", "test_mode", "error", "run_dir"})
 public record Summary(boolean valid, String workload, String nemesis, long ops, long ok, long failed, long unknown,
-                      int faults, List<Anomaly> anomalies, String result, Map<String, Validity> checks,
+                      int faults, Map<String, Integer> changes, List<Anomaly> anomalies, String result, Map<String, Validity> checks,
                       List<String> skipped, long seed, int nodes, @JsonProperty("duration_s") double durationSeconds,
                       @JsonProperty("test_mode") String testMode, String error, @JsonProperty("run_dir") String runDir,
                       @JsonIgnore Availability gaps) {

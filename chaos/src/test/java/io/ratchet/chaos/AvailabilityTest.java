@@ -9,7 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A fault's gap is from the last answer before it to the first after it, writes and reads apart. */
+/**
+ * A fault's gap is from the last answer before it to the first after it, writes and reads apart; a fault
+ * that takes a while (a membership change) counts the longest wait for an answer while it ran.
+ */
 class AvailabilityTest {
     private final List<Op> history = new ArrayList<>();
 
@@ -40,5 +43,23 @@ class AvailabilityTest {
         assertEquals(List.of(1_390L, 2_000L), a.readGapsMillis());
         assertEquals(1_600L, Availability.median(a.writeGapsMillis()));
         assertEquals(1_700L, Availability.worst(a.writeGapsMillis()));
+    }
+
+    @Test
+    void aChangeThatTakesSecondsCountsItsLongestWaitWhileItRanAndTwoNemesesDoNotMixTheirWindows() {
+        answered(20, "put");
+        at(50, NemesisLoop.PROCESS, "nemesis-membership", OpType.INVOKE, "fault");
+        answered(100, "put");
+        at(150, NemesisLoop.PROCESS, "nemesis-kill-leader", OpType.INVOKE, "fault");
+        at(200, NemesisLoop.PROCESS, "nemesis-kill-leader", OpType.OK, "fault");
+        answered(1_000, "put"); // the kill's gap: 100 -> 1,000
+        answered(1_200, "put");
+        answered(3_700, "put"); // the change's longest wait: 1,200 -> 3,700
+        answered(3_800, "put");
+        at(4_000, NemesisLoop.PROCESS, "nemesis-membership", OpType.OK, "fault");
+        answered(4_100, "put");
+
+        assertEquals(List.of(900L, 2_500L), Availability.of(history).writeGapsMillis(), "in the order the faults were done");
+        assertEquals(List.of(), Availability.of(history).readGapsMillis(), "no reads, no read gaps");
     }
 }

@@ -1,6 +1,7 @@
 package io.ratchet.chaos.cluster;
 
 import io.ratchet.client.ClientOptions;
+import io.ratchet.client.ClusterAdmin;
 import io.ratchet.client.NodeStatus;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.RatchetException;
@@ -14,58 +15,76 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
  * A fresh local cluster of node JVMs made for one run: it writes each node's configuration (the keys of
  * {@code conf/local-3/n1.properties}) under the run's directory, starts the nodes on the given network,
  * and stops them all, with the network, on {@link #close()}.
+ *
+ * <p>Beside the initial nodes it can hold spares: node slots with a configuration, an address and no
+ * process, which a membership nemesis starts to join the cluster. Which nodes are members is the
+ * cluster's own configuration, read with {@link #admin()}; a node's process knows only whether it should
+ * run ({@link NodeProcess#inService()}).
  */
 public final class Cluster implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
     private final Network network;
     private final Map<String, NodeProcess> nodes;
+    private final int initialSize;
     private final String peers;
-    /** For status calls only (see {@link #awaitWritable}). */
-    private final RatchetClient admin;
+    /** For status calls (see {@link #leader}); asks every member any node names, not only the initial ones. */
+    private final ClusterAdmin admin;
     private boolean closed;
 
-    private Cluster(Network network, Map<String, NodeProcess> nodes, String peers) {
+    private Cluster(Network network, Map<String, NodeProcess> nodes, int initialSize, String peers) {
         this.network = network;
         this.nodes = nodes;
+        this.initialSize = initialSize;
         this.peers = peers;
-        this.admin = RatchetClient.connect(ClientOptions.parse(peers)
-                .withTimeouts(Duration.ofSeconds(2), 3, Duration.ofSeconds(6)));
+        this.admin = ClusterAdmin.connect(adminOptions(peers));
+    }
+
+    private static ClientOptions adminOptions(String peers) {
+        return ClientOptions.parse(peers).withTimeouts(Duration.ofSeconds(2), 3, Duration.ofSeconds(6));
     }
 
     /**
      * Writes the node configurations under {@code dir} and starts {@code size} nodes from {@code jar}.
      * Does not wait for them: see {@link #awaitWritable}.
      *
+     * @param spares            node slots beyond {@code size}, configured but not started (the network must
+     *                          have addresses for {@code size + spares} nodes)
      * @param jvmOptions        options for each node's JVM
      * @param snapshotThreshold log entries between snapshots (low, so runs exercise snapshot and catch-up)
      */
-    public static Cluster start(int size, Network network, Path dir, Path jar, List<String> jvmOptions,
+    public static Cluster start(int size, int spares, Network network, Path dir, Path jar, List<String> jvmOptions,
                                 long snapshotThreshold) throws IOException {
         Files.createDirectories(dir);
         Map<String, String> addresses = new LinkedHashMap<>();
-        for (int n = 1; n <= size; n++) {
+        for (int n = 1; n <= size + spares; n++) {
             addresses.put("n" + n, network.address(n));
         }
-        String peers = addresses.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+        // Clients and initial nodes know the initial nodes; a spare knows them and itself (a node finds
+        // its own port in its peers), and learns the rest from the configuration it is added to.
+        String peers = addresses.entrySet().stream().limit(size).map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining(","));
         Map<String, NodeProcess> nodes = new LinkedHashMap<>();
-        for (int n = 1; n <= size; n++) {
+        for (int n = 1; n <= size + spares; n++) {
             String id = "n" + n;
             Path conf = dir.resolve(id + ".properties");
+            Path storage = dir.resolve(id).toAbsolutePath();
             Files.writeString(conf, String.join("\n",
-                    "# Node " + id + " of a chaos run's cluster; written by the harness.",
+                    "# Node " + id + " of a chaos run's cluster; written by the harness"
+                            + (n > size ? " (a spare: started with --join)." : "."),
                     "id=" + id,
-                    "peers=" + peers,
-                    "storage=" + dir.resolve(id).toAbsolutePath(),
+                    "peers=" + (n > size ? peers + "," + id + "=" + addresses.get(id) : peers),
+                    "storage=" + storage,
                     "snapshot.threshold=" + snapshotThreshold,
                     "# A quota a 512 MiB heap holds (HeapBudget): the runs' data is far smaller.",
                     "quota.bytes=64MiB",
@@ -75,9 +94,10 @@ public final class Cluster implements AutoCloseable {
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(jvmOptions);
             command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--conf", conf.toAbsolutePath().toString()));
-            nodes.put(id, new NodeProcess(id, command, dir, dir.resolve(id + ".log"), dir.resolve(id + ".pid")));
+            nodes.put(id, new NodeProcess(id, addresses.get(id), command, dir, storage, dir.resolve(id + ".log"),
+                    dir.resolve(id + ".pid"), n <= size));
         }
-        Cluster cluster = new Cluster(network, nodes, peers);
+        Cluster cluster = new Cluster(network, nodes, size, peers);
         try {
             for (NodeProcess node : nodes.values()) {
                 node.start();
@@ -89,15 +109,27 @@ public final class Cluster implements AutoCloseable {
         return cluster;
     }
 
-    /** {@code n1=host:port,...}, the form {@link ClientOptions#parse} takes. */
+    /** The initial nodes, {@code n1=host:port,...}, the form {@link ClientOptions#parse} takes. */
     public String peers() {
         return peers;
+    }
+
+    /**
+     * A new admin client that knows every node slot, as an operator knows every machine: it finds the
+     * leader for a change even when the initial nodes are down or gone. Its connections are new: a gRPC
+     * channel to a node that was down backs off for a while before it tries again, so a long-lived one
+     * may not see a node that just came back. The caller closes it.
+     */
+    public ClusterAdmin openAdmin() {
+        return ClusterAdmin.connect(adminOptions(nodes.values().stream().map(n -> n.id() + "=" + n.address())
+                .collect(Collectors.joining(","))));
     }
 
     public Network network() {
         return network;
     }
 
+    /** Every node slot, spares and retired nodes too. */
     public List<NodeProcess> nodes() {
         return List.copyOf(nodes.values());
     }
@@ -131,7 +163,7 @@ public final class Cluster implements AutoCloseable {
      */
     public void awaitWritable(Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        for (int n = 1; n <= nodes.size(); n++) {
+        for (int n = 1; n <= initialSize; n++) {
             String address = network.address(n);
             while (!accepts(address)) {
                 giveUpAt(deadline, "node n" + n + " did not accept connections at " + address);
@@ -175,27 +207,35 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
-     * Waits until every node answers, one is leader, and every node has applied what the leader had
-     * committed when first asked. Returns what it saw, for the report; gives up quietly at the timeout,
-     * since final reads go through the leader anyway.
+     * Waits until every member answers, one is leader, and every member has applied what the leader had
+     * committed when first asked (members by the leader's configuration: a removed node is not waited
+     * for). Returns what it saw, for the report; gives up quietly at the timeout, since final reads go
+     * through the leader anyway.
      */
     public String settle(Duration timeout) throws InterruptedException {
         long started = System.nanoTime();
         long deadline = started + timeout.toNanos();
         long target = -1;
         List<NodeStatus> last = List.of();
-        while (System.nanoTime() < deadline) {
-            last = admin.status();
-            Optional<NodeStatus> leader = last.stream().filter(s -> "LEADER".equals(s.role())).findFirst();
-            if (leader.isPresent() && target < 0) {
-                target = leader.get().commitIndex();
+        try (ClusterAdmin fresh = openAdmin()) {
+            while (System.nanoTime() < deadline) {
+                List<NodeStatus> all = fresh.status();
+                Optional<NodeStatus> leader = all.stream().filter(s -> "LEADER".equals(s.role()))
+                        .max(Comparator.comparingLong(NodeStatus::term));
+                Set<String> members = leader.map(l -> l.configuration().members().stream()
+                        .map(NodeStatus.ConfiguredPeer::id).collect(Collectors.toSet())).orElse(Set.of());
+                last = leader.isEmpty() ? all : all.stream().filter(s -> members.contains(s.id())).toList();
+                if (leader.isPresent() && target < 0) {
+                    target = leader.get().commitIndex();
+                }
+                long goal = target;
+                if (leader.isPresent() && last.stream().allMatch(s -> !"UNREACHABLE".equals(s.role()) && s.appliedIndex() >= goal)) {
+                    return String.format(Locale.ROOT, "settled after %.1f s: leader %s, every member (%s) applied index %d",
+                            (System.nanoTime() - started) / 1e9, leader.get().id(),
+                            last.stream().map(NodeStatus::id).collect(Collectors.joining(",")), goal);
+                }
+                Thread.sleep(500);
             }
-            long goal = target;
-            if (leader.isPresent() && last.stream().allMatch(s -> !"UNREACHABLE".equals(s.role()) && s.appliedIndex() >= goal)) {
-                return String.format("settled after %.1f s: leader %s, every node applied index %d", 
-                        (System.nanoTime() - started) / 1e9, leader.get().id(), goal);
-            }
-            Thread.sleep(500);
         }
         return "did not settle within " + timeout.toSeconds() + " s: " + last.stream()
                 .map(s -> s.id() + " " + s.role() + " applied " + s.appliedIndex()).collect(Collectors.joining(", "));

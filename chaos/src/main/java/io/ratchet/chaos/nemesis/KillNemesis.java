@@ -8,7 +8,9 @@ import java.util.Random;
 
 /**
  * kill -9 of a node (the leader, or any), which restarts when healed: it recovers from its own disk and
- * catches up from the others. Acknowledged writes must survive it.
+ * catches up from the others. Acknowledged writes must survive it. The node is {@linkplain
+ * NodeProcess#claim() claimed} from the kill to the restart, so a membership nemesis running at the
+ * same time leaves it alone.
  */
 public final class KillNemesis implements Nemesis {
     private final Cluster cluster;
@@ -39,12 +41,24 @@ public final class KillNemesis implements Nemesis {
             return Optional.empty();
         }
         NodeProcess node = target.get();
-        String who = targets.describe(cluster, node);
-        node.kill();
-        return Optional.of(new Fault("kill", "killed " + who, () -> {
-            node.start();
-            return "restarted " + node;
-        }));
+        if (!node.claim()) {
+            return Optional.empty();
+        }
+        try {
+            String who = targets.describe(cluster, node);
+            node.kill();
+            return Optional.of(new Fault("kill", "killed " + who, () -> {
+                try {
+                    node.start();
+                    return "restarted " + node;
+                } finally {
+                    node.release();
+                }
+            }));
+        } catch (IOException | RuntimeException e) {
+            node.release();
+            throw e;
+        }
     }
 
     @Override

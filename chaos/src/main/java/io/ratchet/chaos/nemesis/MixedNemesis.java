@@ -19,7 +19,7 @@ public final class MixedNemesis implements Nemesis {
     }
 
     @Override
-    public Optional<Fault> inject(Random random) throws IOException {
+    public Optional<Fault> inject(Random random) throws IOException, FaultRefused {
         return choices.get(random.nextInt(choices.size())).inject(random);
     }
 

@@ -17,7 +17,7 @@ enum Targets {
         if (this == LEADER) {
             // Right after a fault or under load the nodes may not name a leader for a moment: ask again.
             for (int attempt = 0; attempt < 10; attempt++) {
-                Optional<NodeProcess> leader = cluster.leader().filter(n -> n.alive() && !n.paused());
+                Optional<NodeProcess> leader = cluster.leader().filter(Targets::free);
                 if (leader.isPresent()) {
                     return leader;
                 }
@@ -30,8 +30,13 @@ enum Targets {
             }
             return Optional.empty();
         }
-        List<NodeProcess> running = cluster.nodes().stream().filter(n -> n.alive() && !n.paused()).toList();
+        List<NodeProcess> running = cluster.nodes().stream().filter(Targets::free).toList();
         return running.isEmpty() ? Optional.empty() : Optional.of(running.get(random.nextInt(running.size())));
+    }
+
+    /** Running, and no other nemesis acting on it (a membership change). */
+    private static boolean free(NodeProcess node) {
+        return node.alive() && !node.paused() && !node.claimed();
     }
 
     String describe(Cluster cluster, NodeProcess node) {
