@@ -34,7 +34,6 @@ import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 public final class ClusterAdmin implements AutoCloseable {
     /** A configuration change waits for a new node to catch up from the snapshot and log: give it time. */
     private static final Duration CHANGE_TIMEOUT = Duration.ofMinutes(3);
-    private static final int MAX_ATTEMPTS = 12;
     /** About one election: how long to wait before asking again when no node knows a leader. */
     private static final Duration ELECTION_PAUSE = Duration.ofMillis(500);
 
@@ -61,6 +60,8 @@ public final class ClusterAdmin implements AutoCloseable {
     private final ClientOptions options;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private volatile String leaderAddress;
+    /** Members' addresses the nodes named in status answers, beyond the configured peers. */
+    private final List<String> known = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private ClusterAdmin(ClientOptions options) {
         this.options = options;
@@ -82,6 +83,9 @@ public final class ClusterAdmin implements AutoCloseable {
             asked.forEach((address, answer) -> byAddress.put(address, RatchetClient.await(answer)));
             for (NodeStatus s : List.copyOf(byAddress.values())) {
                 for (NodeStatus.ConfiguredPeer p : s.configuration().members()) {
+                    if (!known.contains(p.address())) {
+                        known.add(p.address());
+                    }
                     if (!byAddress.containsKey(p.address())) {
                         toAsk.put(p.address(), p.id());
                     }
@@ -147,8 +151,11 @@ public final class ClusterAdmin implements AutoCloseable {
     private JsonNode change(ObjectNode request) {
         List<String> tried = new ArrayList<>();
         String next = leaderAddress;
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            List<String> addresses = List.copyOf(options.peers().values());
+        long deadline = System.nanoTime() + options.operationTimeout().toNanos();
+        for (int attempt = 0; attempt == 0 || System.nanoTime() < deadline; attempt++) {
+            // The configured peers and every member a node named: the leader may be a node added later.
+            List<String> addresses = new ArrayList<>(options.peers().values());
+            known.stream().filter(a -> !addresses.contains(a)).forEach(addresses::add);
             String address = next != null ? next : addresses.get(attempt % addresses.size());
             next = null;
             if (attempt > 0 && attempt % addresses.size() == 0) {
@@ -177,7 +184,8 @@ public final class ClusterAdmin implements AutoCloseable {
                 default -> throw new UnknownOutcomeException(message, null);
             }
         }
-        throw new ClusterUnavailableException("no leader took the change; tried " + tried, null);
+        throw new ClusterUnavailableException("no leader took the change within " + options.operationTimeout().toSeconds()
+                + " s; tried " + tried.subList(Math.max(0, tried.size() - 6), tried.size()), null);
     }
 
     private static void pause() {

@@ -815,7 +815,7 @@ final class LeaseQueue {
             String queue = queuePrefix(name);
             requireIndex(name, index);
             return view(queue).thenApply(v -> {
-                Item entry = v.entries().stream().filter(e -> e.index() == index).findFirst().orElse(null);
+                Item entry = entryAt(name, v, index);
                 if (entry == null) {
                     throw new LeaseLostException(name, index, head(name, v));
                 }
@@ -823,6 +823,26 @@ final class LeaseQueue {
                         entry.index(), Instant.ofEpochMilli(entry.expiresAt()), duration);
             });
         });
+    }
+
+    /**
+     * The entry at {@code index}. One log entry can write several (group commit puts a holder's renewal
+     * and another client's join in one entry), and an index alone cannot tell them apart: then the one
+     * this client's owner wrote, and if that is not exactly one, a refusal rather than a guess, which could
+     * release or renew another holder's entry.
+     */
+    private Item entryAt(String name, View v, long index) {
+        List<Item> at = v.entries().stream().filter(e -> e.index() == index).toList();
+        if (at.size() <= 1) {
+            return at.isEmpty() ? null : at.get(0);
+        }
+        List<Item> mine = at.stream().filter(e -> options.owner().equals(LockHolder.ownerOf(e))).toList();
+        if (mine.size() != 1) {
+            throw new InvalidRequestException("index " + index + " names " + at.size() + " entries of " + name
+                    + "'s queue (one log entry wrote them) and " + mine.size() + " of them are owner '" + options.owner()
+                    + "''s: give the lease itself, or act as the owner that took it", null);
+        }
+        return mine.get(0);
     }
 
     /** Fails with the {@link LeaseLostException} a refused renew or release of {@code name} at {@code index} owes. */

@@ -177,6 +177,28 @@ class FairLocksTest {
     }
 
     @Test
+    void aReleaseByAnIndexTwoEntriesShareTakesTheOwnersOwnAndNeverGuesses() {
+        RatchetClient shared = cluster.client(InProcessCluster.options(N1));
+        shared.put("warm", 1, 0);
+        FairLocks a = new FairLocks(shared, new LockOptions("a", Duration.ofMinutes(5)));
+        FairLocks b = new FairLocks(shared, new LockOptions("b", Duration.ofMinutes(5)));
+        cluster.delayAnswers(Duration.ofMillis(300));
+        CompletableFuture<?> inFlight = shared.putAsync("warm-2", 1, 0);
+        CompletableFuture<Ticket> joinA = a.enqueueAsync("job", LEASE);
+        CompletableFuture<Ticket> joinB = b.enqueueAsync("job", LEASE);
+        inFlight.join();
+        Ticket ta = joinA.join();
+        Ticket tb = joinB.join();
+        cluster.delayAnswers(Duration.ZERO);
+        assertEquals(ta.place(), tb.place(), "one log entry, one index");
+
+        FairLocks c = new FairLocks(shared, new LockOptions("c", Duration.ofMinutes(5)));
+        assertThrows(InvalidRequestException.class, () -> c.release("job", ta.place()), "an index two entries share is no one's");
+        b.release("job", tb.place());
+        assertEquals(List.of("a"), a.queue("job").stream().map(QueueEntry::owner).toList(), "b's own entry went, a's stayed");
+    }
+
+    @Test
     void aReleaseWakesExactlyOneWaiter() {
         QueueLease held = alice.tryAcquire("job", LEASE).orElseThrow();
         List<CompletableFuture<Optional<QueueLease>>> waiting = queueUp(5);

@@ -119,11 +119,18 @@ final class Membership {
             if (voters.isEmpty()) {
                 throw AdminError.refused(id + " is the last voter; a cluster needs at least one");
             }
+            // Joint consensus needs a majority of the old voters and of the new: the departing voter drops
+            // out during the change, so the live voters staying must make both (measured under chaos:
+            // 4 -> 3 with one of the 3 not live could not commit, and a leader loss then stalled the cluster).
+            // (Only from 2 voters to 1 can the staying ones never be the old majority: the departing one,
+            // if live, must help then.)
             long live = voters.stream().filter(p -> live(p.getId())).count();
-            int majority = voters.size() / 2 + 1;
-            if (live < majority) {
+            int majority = Math.max(voters.size() / 2 + 1, (voters.size() + 1) / 2 + 1);
+            long forOld = live + (voters.size() < majority && live(peerId) ? 1 : 0);
+            if (live < voters.size() / 2 + 1 || forOld < majority) {
                 throw AdminError.refused("without " + id + " the cluster has " + voters.size() + " voters, of which only "
-                        + live + " answer the leader; a majority is " + majority + ". Bring members back first");
+                        + live + " answer the leader; the change needs " + majority + " (a majority of the voters before "
+                        + "and after it). Bring members back first");
             }
         } else {
             listeners.removeIf(p -> p.getId().equals(peerId));
