@@ -273,19 +273,21 @@ final class FrontEnd implements AutoCloseable {
             refuse(answer, Refusal.invalid(e.getMessage()));
             return;
         }
-        Refusal denied = authorizer.check(TokenInterceptor.current(), query);
-        if (denied != null) {
-            refuse(answer, denied);
-            return;
-        }
+        // Checked once the read has passed its barrier (ReadIndex or the leader's lease), against the table
+        // as of then: every permission change acknowledged before the read is applied here by that time,
+        // even on a follower, so a removed user's token stops working for reads at once too.
+        String token = TokenInterceptor.current();
         CompletableFuture<byte[]> results = query instanceof Query.Gets batch ? together(batch) : read(message);
         if (query instanceof Query.Watch) {
             watching.incrementAndGet();
             results.whenComplete((bytes, error) -> watching.decrementAndGet());
         }
         results.whenComplete((bytes, error) -> {
+            Refusal denied = error == null ? authorizer.check(token, query) : null;
             if (error != null) {
                 refuse(answer, refusalFor(error));
+            } else if (denied != null) {
+                refuse(answer, denied);
             } else {
                 reply(answer, bytes);
             }

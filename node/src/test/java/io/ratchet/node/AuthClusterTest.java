@@ -86,6 +86,11 @@ class AuthClusterTest {
 
             root.changeAuth(new AuthChange.RemoveUser("shop"));
             assertRefused(AuthenticationException.class, () -> shop.put("orders/4", "4", 0), "names no user");
+            // A read served by a follower is checked after its barrier: the removal is applied there by then.
+            String follower = cluster.nodeIds().stream().filter(id -> !id.equals(cluster.awaitLeader())).findFirst().orElseThrow();
+            RatchetClient viaFollower = cluster.client(ClientOptions.parse(follower + "=" + cluster.address(follower))
+                    .withCredentials(Credentials.NONE.withToken(shopToken)));
+            assertRefused(AuthenticationException.class, () -> viaFollower.get("orders/1"), "names no user");
             assertEquals(List.of("root", "viewer"), List.copyOf(root.authStatus().users().keySet()));
         }
     }
