@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterAdmin;
-import io.ratchet.client.Credentials;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.client.RatchetClient;
@@ -37,9 +36,11 @@ class AuthClusterTest {
     @TempDir
     Path dir;
 
+    /** On a TLS cluster, as deployed: clients trust the cluster's CA and show no certificate, only a token. */
     @Test
     void usersArePermittedByPrefixAndEverythingElseIsRefusedBeforeTheLog() throws Exception {
-        try (LocalCluster cluster = LocalCluster.start(3, dir)) {
+        CertificateAuthority ca = CertificateAuthority.create(dir, "cluster-ca");
+        try (LocalCluster cluster = LocalCluster.startTls(3, dir.resolve("nodes"), ca)) {
             RatchetClient open = cluster.client();
             assertRefused(InvalidRequestException.class, () -> open.changeAuth(new AuthChange.Enable(true)),
                     "needs a user with admin on every key");
@@ -89,7 +90,7 @@ class AuthClusterTest {
             // A read served by a follower is checked after its barrier: the removal is applied there by then.
             String follower = cluster.nodeIds().stream().filter(id -> !id.equals(cluster.awaitLeader())).findFirst().orElseThrow();
             RatchetClient viaFollower = cluster.client(ClientOptions.parse(follower + "=" + cluster.address(follower))
-                    .withCredentials(Credentials.NONE.withToken(shopToken)));
+                    .withCredentials(cluster.options().credentials().withToken(shopToken)));
             assertRefused(AuthenticationException.class, () -> viaFollower.get("orders/1"), "names no user");
             assertEquals(List.of("root", "viewer"), List.copyOf(root.authStatus().users().keySet()));
         }
@@ -133,7 +134,7 @@ class AuthClusterTest {
     }
 
     private static ClientOptions options(LocalCluster cluster, String token) {
-        return ClientOptions.parse(cluster.peers()).withCredentials(Credentials.NONE.withToken(token));
+        return cluster.options().withCredentials(cluster.options().credentials().withToken(token));
     }
 
     private static RatchetClient client(LocalCluster cluster, String token) {
