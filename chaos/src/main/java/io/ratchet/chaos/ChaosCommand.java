@@ -76,6 +76,15 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--ratchet-jar", defaultValue = "node/target/ratchet-node.jar", description = "the node jar (default ${DEFAULT-VALUE})")
     Path ratchetJar;
 
+    @Option(names = "--tls", description = "TLS on every port: the run makes a CA and a certificate per node (scripts/certs), "
+            + "and every client trusts that CA")
+    boolean tls;
+
+    @Option(names = "--auth", description = "authentication on (needs --tls, since tokens sent in plaintext can be read on the wire): "
+            + "each workload runs as its own user, allowed to write its own key prefixes only, the harness as root; "
+            + "any refusal for a token or a permission is an anomaly")
+    boolean auth;
+
     /** Test only: proves the harness can fail. Hidden, and named in the summary when on. */
     @Option(names = "--test-break-conditional-puts", hidden = true)
     boolean breakConditionalPuts;
@@ -106,7 +115,8 @@ public final class ChaosCommand implements Callable<Integer> {
                 "-Xms64m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
         RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
                 interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
-                Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), breakConditionalPuts);
+                Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), breakConditionalPuts,
+                tls, auth);
         ChaosRun.Result result = ChaosRun.execute(settings, System.err);
         PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         stdout.print(result.report());

@@ -1,6 +1,7 @@
 package io.ratchet.chaos;
 
 import io.ratchet.chaos.checker.Anomaly;
+import io.ratchet.chaos.checker.AuthRefusals;
 import io.ratchet.chaos.checker.CheckResult;
 import io.ratchet.chaos.checker.Validity;
 import io.ratchet.chaos.checker.Verdict;
@@ -88,7 +89,8 @@ public final class ChaosRun {
     private Result run() throws IOException {
         report.line("Ratchet chaos run: " + settings.workload() + " under " + settings.nemesis().cliName());
         report.field("run", settings.runDir().toAbsolutePath());
-        report.field("cluster", settings.nodes() + " nodes");
+        report.field("cluster", settings.nodes() + " nodes" + (settings.security() == null ? ""
+                : settings.auth() ? ", TLS on every port, authentication on" : ", TLS on every port"));
         report.field("duration", settings.duration().toSeconds() + " s, " + trim(settings.rate()) + " ops/s and "
                 + settings.concurrency() + " processes per workload, seed " + settings.seed());
         if (settings.breakConditionalPuts()) {
@@ -133,6 +135,9 @@ public final class ChaosRun {
         if (membership != null) {
             results.add(membership);
         }
+        if (settings.auth()) {
+            results.add(AuthRefusals.check(ops));
+        }
         return finish(ops, results, null, null);
     }
 
@@ -150,7 +155,7 @@ public final class ChaosRun {
         Cluster cluster;
         try {
             cluster = Cluster.start(settings.nodes(), spares, network, nodesDir, settings.ratchetJar(), settings.nodeJvmOptions(),
-                    settings.snapshotThreshold());
+                    settings.snapshotThreshold(), settings.tls() ? settings.runDir().resolve("tls") : null);
         } catch (IOException | RuntimeException e) {
             network.close();
             throw e;
@@ -169,9 +174,10 @@ public final class ChaosRun {
             // The first status call opens connections to every node, which takes a while; pay for it now
             // rather than in the nemesis' first look for the leader.
             cluster.leader();
+            WorkloadUsers users = settings.auth() ? enableAuthentication(cluster, workloads) : null;
             // The history's clock starts here, so its times read as seconds into the run proper.
             history = History.toFile(settings.runDir().resolve("history.jsonl"));
-            runClients(workloads, cluster);
+            runClients(workloads, cluster, users);
         } finally {
             log("stopping the cluster");
             cluster.close();
@@ -183,20 +189,43 @@ public final class ChaosRun {
         }
     }
 
-    private void runClients(List<Workload> workloads, Cluster cluster) throws IOException, InterruptedException {
-        ClientOptions options = ClientOptions.parse(cluster.peers())
+    /**
+     * Adds the administrator and one user per workload, turns authentication on, and gives the harness'
+     * own clients the administrator's token: before any workload or nemesis runs, so every operation they
+     * make is checked.
+     */
+    private WorkloadUsers enableAuthentication(Cluster cluster, List<Workload> workloads) {
+        WorkloadUsers users;
+        try (RatchetClient bootstrap = RatchetClient.connect(cluster.options(cluster.peers()))) {
+            users = WorkloadUsers.create(bootstrap, workloads);
+        }
+        cluster.authenticateAs(users.rootToken());
+        report.field("users", users.describe());
+        log("authentication on: " + (workloads.size() + 1) + " users");
+        return users;
+    }
+
+    /**
+     * Runs the workloads' processes while the nemeses act. With authentication on ({@code users} not null)
+     * each workload's processes and its setup run as its own user; the final reads, like every other
+     * client of the harness, as the administrator.
+     */
+    private void runClients(List<Workload> workloads, Cluster cluster, WorkloadUsers users) throws IOException, InterruptedException {
+        ClientOptions options = cluster.options(cluster.peers())
                 .withTimeouts(Duration.ofSeconds(3), 12, settings.operationTimeout());
         AtomicInteger ids = new AtomicInteger();
         Supplier<String> nextId = () -> Integer.toString(ids.getAndIncrement());
         Random random = new Random(settings.seed());
         try (RatchetClient control = RatchetClient.connect(options)) {
-            for (Workload w : workloads) {
-                w.prepare(new ClientProcess(history, w.name(), () -> "setup", control, random));
-            }
             List<WorkerPool> pools = new ArrayList<>();
             for (Workload w : workloads) {
+                ClientOptions own = users == null ? options
+                        : options.withCredentials(cluster.tlsCredentials().withToken(users.tokenOf(w)));
+                try (RatchetClient setup = RatchetClient.connect(own)) {
+                    w.prepare(new ClientProcess(history, w.name(), () -> "setup", setup, random));
+                }
                 pools.add(new WorkerPool(w, settings.concurrency(), settings.rate(), history, nextId,
-                        () -> RatchetClient.connect(options), settings.seed() + 1000L * (pools.size() + 1)));
+                        () -> RatchetClient.connect(own), settings.seed() + 1000L * (pools.size() + 1)));
             }
             List<NemesisLoop> loops = loops(nemeses(cluster));
             log("running " + workloads.stream().map(Workload::name).toList() + " for " + settings.duration().toSeconds()
@@ -315,7 +344,8 @@ public final class ChaosRun {
                 invoked, ok, failed, invoked - ok - failed, faults, changes, anomalies, result, verdict.checks(), skipped,
                 settings.seed(), settings.nodes(), settings.duration().toMillis() / 1000.0,
                 settings.breakConditionalPuts() ? "unconditional-puts" : null, error,
-                settings.runDir().toAbsolutePath().toString(), gaps);
+                settings.runDir().toAbsolutePath().toString(), gaps, settings.security(),
+                settings.auth() ? AuthRefusals.refusals(ops).size() : null);
         if (!ops.isEmpty()) {
             report.blank().line(String.format(Locale.ROOT, "Operations: %d (ok %d, failed %d, unknown %d)",
                     invoked, ok, failed, invoked - ok - failed));

@@ -23,11 +23,13 @@ import java.util.List;
  * @param snapshotThreshold    log entries between node snapshots
  * @param nodeJvmOptions       options for each node's JVM
  * @param breakConditionalPuts test-only: the register workload's deliberately broken client
+ * @param tls                  TLS on every port, with a CA and certificates made for the run
+ * @param auth                 authentication on, each workload as a user confined to its key prefixes (needs tls)
  */
 public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, String workload, long seed, double rate,
                           int concurrency, Path runDir, Path ratchetJar, Duration quietSpell, Duration faultSpell,
                           Duration operationTimeout, Duration checkBudget, long snapshotThreshold,
-                          List<String> nodeJvmOptions, boolean breakConditionalPuts) {
+                          List<String> nodeJvmOptions, boolean breakConditionalPuts, boolean tls, boolean auth) {
     public RunSettings {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, not " + nodes);
@@ -38,6 +40,14 @@ public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, Str
         if (rate <= 0 || concurrency < 1) {
             throw new IllegalArgumentException("--rate must be positive and --concurrency at least 1");
         }
+        if (auth && !tls) {
+            throw new IllegalArgumentException("--auth needs --tls: tokens sent in plaintext can be read on the wire");
+        }
         nodeJvmOptions = List.copyOf(nodeJvmOptions);
+    }
+
+    /** {@code tls}, {@code tls+auth}, or null for plaintext: what the summary and report name. */
+    public String security() {
+        return auth ? "tls+auth" : tls ? "tls" : null;
     }
 }

@@ -26,16 +26,18 @@ import java.util.Map;
  * @param skipped   workloads or nemeses that could not run here, with the reason
  * @param testMode  set when a deliberately broken test mode was on
  * @param gaps      per fault, how long answered writes and reads stopped ({@link Availability})
+ * @param security  {@code tls} or {@code tls+auth}; null for a plaintext cluster
+ * @param authRefusals client operations refused for a token or a permission (each an anomaly); null without auth
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "changes", "unknown_per_fault",
-        "write_gap_ms", "read_gap_ms", "anomalies", "result",
+        "write_gap_ms", "read_gap_ms", "security", "auth_refusals", "anomalies", "result",
         "checks", "skipped", "seed", "nodes", "duration_s", "test_mode", "error", "run_dir"})
 public record Summary(boolean valid, String workload, String nemesis, long ops, long ok, long failed, long unknown,
                       int faults, Map<String, Integer> changes, List<Anomaly> anomalies, String result, Map<String, Validity> checks,
                       List<String> skipped, long seed, int nodes, @JsonProperty("duration_s") double durationSeconds,
                       @JsonProperty("test_mode") String testMode, String error, @JsonProperty("run_dir") String runDir,
-                      @JsonIgnore Availability gaps) {
+                      @JsonIgnore Availability gaps, String security, @JsonProperty("auth_refusals") Integer authRefusals) {
 
     static final ObjectMapper JSON = new ObjectMapper();
 

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * The harness as CI runs it: {@code scripts/chaos} against real node JVMs. Every wired workload runs
  * under kill-leader in one run (they share a cluster, which keeps this near a minute on a 2-core
  * machine); a second run uses a deliberately broken client that the register checker must catch, so the
- * harness is known to be able to fail; a third grows, shrinks and replaces nodes. Runs after packaging (failsafe), with the node jar built by the reactor.
+ * harness is known to be able to fail; a third grows, shrinks and replaces nodes; a fourth runs on TLS with
+ * authentication on. Runs after packaging (failsafe), with the node jar built by the reactor.
  */
 class ChaosHarnessIT {
     private static final Path HOME = Path.of(System.getProperty("ratchet.home", "..")).toAbsolutePath().normalize();
@@ -138,6 +139,27 @@ class ChaosHarnessIT {
         List<Long> pids = pids(run.dir);
         assertTrue(pids.size() >= 3 && pids.size() <= 5, "a pid file for each node started, spares included: " + pids);
         assertNodesGone(run.dir, pids.size());
+    }
+
+    /**
+     * The same harness on a cluster with TLS on every port and authentication on: the register workload
+     * runs as a user allowed only {@code register/}, the harness (status, kills, final reads) as root, and
+     * no operation may be refused for its token or permissions, across leader kills and restarts.
+     */
+    @Test
+    void registersStayLinearizableOnATlsClusterWithAuthentication() throws Exception {
+        Run run = chaos("tls-auth", "--workload", "register", "--nemesis", "kill-leader", "--duration", "15s", "--seed", "3",
+                "--tls", "--auth");
+        assertEquals(0, run.code, run.toString());
+        assertEquals("tls+auth", run.summary.get("security").asText());
+        assertEquals("valid", run.summary.path("checks").path("register").asText(), run.toString());
+        assertEquals("valid", run.summary.path("checks").path("auth").asText(), run.toString());
+        assertEquals(0, run.summary.get("auth_refusals").asInt(), "no token or permission refused: " + run);
+        assertTrue(run.summary.get("faults").asInt() >= 1, "at least one leader was killed: " + run.summary);
+        assertTrue(answered(run, "register") >= 10, "the register workload ran: " + answered(run, "register"));
+        String config = Files.readString(run.dir.resolve("nodes/n1.properties"));
+        assertTrue(config.contains("tls.cert=") && config.contains("tls.key=") && config.contains("tls.ca="), config);
+        assertNodesGone(run.dir);
     }
 
     // ---- helpers

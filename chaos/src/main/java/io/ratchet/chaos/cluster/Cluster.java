@@ -2,6 +2,7 @@ package io.ratchet.chaos.cluster;
 
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterAdmin;
+import io.ratchet.client.Credentials;
 import io.ratchet.client.NodeStatus;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.RatchetException;
@@ -30,6 +31,10 @@ import java.util.stream.Collectors;
  * process, which a membership nemesis starts to join the cluster. Which nodes are members is the
  * cluster's own configuration, read with {@link #admin()}; a node's process knows only whether it should
  * run ({@link NodeProcess#inService()}).
+ *
+ * <p>With TLS, every node slot has a certificate of the run's own CA, and every client the harness makes
+ * through {@link #options} trusts that CA; once authentication is on ({@link #authenticateAs}), those
+ * clients also carry the token of the harness' administrator.
  */
 public final class Cluster implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
@@ -38,20 +43,50 @@ public final class Cluster implements AutoCloseable {
     private final Map<String, NodeProcess> nodes;
     private final int initialSize;
     private final String peers;
+    /** Null for a plaintext cluster. */
+    private final Certificates certificates;
+    /** What the harness' own clients show: the CA (with TLS), and root's token once authentication is on. */
+    private volatile Credentials credentials;
     /** For status calls (see {@link #leader}); asks every member any node names, not only the initial ones. */
-    private final ClusterAdmin admin;
+    private volatile ClusterAdmin admin;
     private boolean closed;
 
-    private Cluster(Network network, Map<String, NodeProcess> nodes, int initialSize, String peers) {
+    private Cluster(Network network, Map<String, NodeProcess> nodes, int initialSize, String peers, Certificates certificates) {
         this.network = network;
         this.nodes = nodes;
         this.initialSize = initialSize;
         this.peers = peers;
+        this.certificates = certificates;
+        this.credentials = certificates == null ? Credentials.NONE : certificates.clientCredentials();
         this.admin = ClusterAdmin.connect(adminOptions(peers));
     }
 
-    private static ClientOptions adminOptions(String peers) {
-        return ClientOptions.parse(peers).withTimeouts(Duration.ofSeconds(2), 3, Duration.ofSeconds(6));
+    private ClientOptions adminOptions(String peers) {
+        return options(peers).withTimeouts(Duration.ofSeconds(2), 3, Duration.ofSeconds(6));
+    }
+
+    /**
+     * Options for a client of the harness' own (status, membership, setup, final reads) to {@code peers}:
+     * with TLS it trusts the run's CA, and after {@link #authenticateAs} it carries the administrator's token.
+     */
+    public ClientOptions options(String peers) {
+        return ClientOptions.parse(peers).withCredentials(credentials);
+    }
+
+    /** The CA alone (no token) with TLS, {@link Credentials#NONE} without: what a workload's user adds its token to. */
+    public Credentials tlsCredentials() {
+        return certificates == null ? Credentials.NONE : certificates.clientCredentials();
+    }
+
+    /**
+     * From now on the harness' own clients carry {@code token} (an administrator's): called once
+     * authentication is on, before any nemesis or workload runs. The status client is opened again with it.
+     */
+    public synchronized void authenticateAs(String token) {
+        credentials = tlsCredentials().withToken(token);
+        ClusterAdmin old = admin;
+        admin = ClusterAdmin.connect(adminOptions(peers));
+        old.close();
     }
 
     /**
@@ -62,9 +97,10 @@ public final class Cluster implements AutoCloseable {
      *                          have addresses for {@code size + spares} nodes)
      * @param jvmOptions        options for each node's JVM
      * @param snapshotThreshold log entries between snapshots (low, so runs exercise snapshot and catch-up)
+     * @param tlsDir            where to make the CA and the nodes' certificates for a TLS cluster; null for plaintext
      */
     public static Cluster start(int size, int spares, Network network, Path dir, Path jar, List<String> jvmOptions,
-                                long snapshotThreshold) throws IOException {
+                                long snapshotThreshold, Path tlsDir) throws IOException {
         Files.createDirectories(dir);
         Map<String, String> addresses = new LinkedHashMap<>();
         for (int n = 1; n <= size + spares; n++) {
@@ -74,12 +110,15 @@ public final class Cluster implements AutoCloseable {
         // its own port in its peers), and learns the rest from the configuration it is added to.
         String peers = addresses.entrySet().stream().limit(size).map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining(","));
+        Map<String, String> hosts = new LinkedHashMap<>();
+        addresses.forEach((id, address) -> hosts.put(id, address.substring(0, address.lastIndexOf(':'))));
+        Certificates certificates = tlsDir == null ? null : Certificates.make(tlsDir, hosts);
         Map<String, NodeProcess> nodes = new LinkedHashMap<>();
         for (int n = 1; n <= size + spares; n++) {
             String id = "n" + n;
             Path conf = dir.resolve(id + ".properties");
             Path storage = dir.resolve(id).toAbsolutePath();
-            Files.writeString(conf, String.join("\n",
+            List<String> lines = new ArrayList<>(List.of(
                     "# Node " + id + " of a chaos run's cluster; written by the harness"
                             + (n > size ? " (a spare: started with --join)." : "."),
                     "id=" + id,
@@ -88,8 +127,13 @@ public final class Cluster implements AutoCloseable {
                     "snapshot.threshold=" + snapshotThreshold,
                     "# A quota a 512 MiB heap holds (HeapBudget): the runs' data is far smaller.",
                     "quota.bytes=64MiB",
-                    "# Election timeouts: the node's defaults, the ones a user gets.",
-                    ""));
+                    "# Election timeouts: the node's defaults, the ones a user gets."));
+            if (certificates != null) {
+                lines.add("# TLS on every port, with the run's own CA (scripts/certs).");
+                lines.addAll(certificates.nodeConfig(id));
+            }
+            lines.add("");
+            Files.writeString(conf, String.join("\n", lines));
             List<String> command = new ArrayList<>(network.launcher(n));
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(jvmOptions);
@@ -97,7 +141,7 @@ public final class Cluster implements AutoCloseable {
             nodes.put(id, new NodeProcess(id, addresses.get(id), command, dir, storage, dir.resolve(id + ".log"),
                     dir.resolve(id + ".pid"), n <= size));
         }
-        Cluster cluster = new Cluster(network, nodes, size, peers);
+        Cluster cluster = new Cluster(network, nodes, size, peers, certificates);
         try {
             for (NodeProcess node : nodes.values()) {
                 node.start();
@@ -176,7 +220,7 @@ public final class Cluster implements AutoCloseable {
         }
         // A client of its own: on the status client, whose stale reads went to single nodes in its ordered
         // stream, the first write waits for the whole operation timeout (seen with Ratis 3.3.0).
-        try (RatchetClient writer = RatchetClient.connect(ClientOptions.parse(peers)
+        try (RatchetClient writer = RatchetClient.connect(options(peers)
                 .withTimeouts(Duration.ofSeconds(3), 5, Duration.ofSeconds(10)))) {
             while (true) {
                 try {

@@ -4,7 +4,6 @@ import io.ratchet.chaos.checker.CheckResult;
 import io.ratchet.chaos.cluster.Cluster;
 import io.ratchet.chaos.cluster.NodeProcess;
 import io.ratchet.client.AdminRefusedException;
-import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterAdmin;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.NodeStatus;
@@ -339,9 +338,9 @@ public final class MembershipNemesis implements Nemesis {
     }
 
     /** Waits until a node started to join answers its status call (it refuses to be added while starting). */
-    private static void awaitAnswering(NodeProcess node) throws IOException {
+    private void awaitAnswering(NodeProcess node) throws IOException {
         long deadline = System.nanoTime() + JOINER_START.toNanos();
-        try (ClusterAdmin own = ClusterAdmin.connect(ClientOptions.parse(node.id() + "=" + node.address())
+        try (ClusterAdmin own = ClusterAdmin.connect(cluster.options(node.id() + "=" + node.address())
                 .withTimeouts(Duration.ofSeconds(2), 1, Duration.ofSeconds(2)))) {
             while (true) {
                 if (!node.alive()) {

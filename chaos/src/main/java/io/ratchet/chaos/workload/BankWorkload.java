@@ -7,6 +7,7 @@ import io.ratchet.chaos.checker.Checker;
 import io.ratchet.chaos.history.History;
 import io.ratchet.client.RatchetClient;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -43,6 +44,11 @@ public final class BankWorkload implements Workload {
     @Override
     public String name() {
         return BankChecker.WORKLOAD;
+    }
+
+    @Override
+    public List<String> keyPrefixes() {
+        return List.of(PREFIX);
     }
 
     @Override

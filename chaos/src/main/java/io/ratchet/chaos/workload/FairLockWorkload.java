@@ -58,6 +58,11 @@ public final class FairLockWorkload implements Workload {
     }
 
     @Override
+    public List<String> keyPrefixes() {
+        return List.of(FairLocks.PREFIX + LOCK + "/", FencedResource.PREFIX + LOCK);
+    }
+
+    @Override
     public Worker newWorker() {
         return new FairWorker();
     }

@@ -8,6 +8,7 @@ import io.ratchet.chaos.history.History;
 import io.ratchet.chaos.workload.FencedResource.Acceptance;
 import io.ratchet.chaos.workload.LockService.Acquisition;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.client.lock.Locks;
 import io.ratchet.protocol.Item;
 import java.util.List;
 import java.util.Optional;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * Processes contend for two locks; a holder writes to the lock's fenced resource under its token, then
@@ -53,6 +55,11 @@ public final class LocksWorkload implements Workload {
     @Override
     public String name() {
         return LockChecker.WORKLOAD;
+    }
+
+    @Override
+    public List<String> keyPrefixes() {
+        return LOCKS.stream().flatMap(name -> Stream.of(Locks.key(name), FencedResource.PREFIX + name)).toList();
     }
 
 

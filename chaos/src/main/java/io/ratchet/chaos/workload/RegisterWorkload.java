@@ -52,6 +52,11 @@ public final class RegisterWorkload implements Workload {
     }
 
     @Override
+    public List<String> keyPrefixes() {
+        return List.of(PREFIX);
+    }
+
+    @Override
     public Worker newWorker() {
         return new Worker() {
             /** The index this process last saw for each item: what its next write is conditioned on. */

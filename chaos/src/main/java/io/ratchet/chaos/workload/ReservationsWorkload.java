@@ -32,6 +32,11 @@ public final class ReservationsWorkload implements Workload {
     }
 
     @Override
+    public List<String> keyPrefixes() {
+        return List.of(PREFIX);
+    }
+
+    @Override
     public Worker newWorker() {
         return process -> {
             long slot = attempts.getAndIncrement() / ATTEMPTS_PER_KEY + process.random().nextInt(3);

@@ -46,6 +46,11 @@ public final class SemaphoreWorkload implements Workload {
     }
 
     @Override
+    public List<String> keyPrefixes() {
+        return List.of(queue());
+    }
+
+    @Override
     public Worker newWorker() {
         return new SemaphoreWorker();
     }

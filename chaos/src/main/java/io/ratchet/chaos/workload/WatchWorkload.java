@@ -49,6 +49,11 @@ public final class WatchWorkload implements Workload {
     }
 
     @Override
+    public List<String> keyPrefixes() {
+        return List.of(PREFIX);
+    }
+
+    @Override
     public Worker newWorker() {
         return new Worker() {
             /** The index this process last saw for each key: what it watches from and writes at. */

@@ -1,6 +1,7 @@
 package io.ratchet.chaos.workload;
 
 import io.ratchet.chaos.checker.Checker;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -10,6 +11,13 @@ import java.util.Optional;
  */
 public interface Workload {
     String name();
+
+    /**
+     * Every key prefix this workload's operations touch (setup, workers and final reads), and no other:
+     * with authentication on, the workload runs as a user whose role may write these and nothing else, so
+     * an operation outside them is refused and the run says so.
+     */
+    List<String> keyPrefixes();
 
     /** Why this workload cannot run against the cluster as it is today, or empty when it can. */
     default Optional<String> unavailableReason() {

@@ -40,6 +40,12 @@ public final class Script {
         return history.fail(invoke, "no answer");
     }
 
+    /** A completion without an answer for {@code error}, written as a client process writes it: {@code Type: message}. */
+    public Op fail(Op invoke, String error) {
+        tick();
+        return history.fail(invoke, error);
+    }
+
     public Op info(Op invoke) {
         tick();
         return history.info(invoke, "UnknownOutcomeException: timed out");
