@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.Status;
 import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 
@@ -151,6 +152,7 @@ public final class ClusterAdmin implements AutoCloseable {
     private JsonNode change(ObjectNode request) {
         List<String> tried = new ArrayList<>();
         String next = leaderAddress;
+        boolean sentUnanswered = false;
         long deadline = System.nanoTime() + options.operationTimeout().toNanos();
         for (int attempt = 0; attempt == 0 || System.nanoTime() < deadline; attempt++) {
             // The configured peers and every member a node named: the leader may be a node added later.
@@ -166,6 +168,8 @@ public final class ClusterAdmin implements AutoCloseable {
                 answer = call(address, request, CHANGE_TIMEOUT);
             } catch (StatusRuntimeException e) {
                 tried.add(address + ": " + e.getStatus().getCode());
+                // A call that failed after it was sent may have reached a leader that made the change.
+                sentUnanswered |= e.getStatus().getCode() != Status.Code.UNAVAILABLE || e.getCause() == null;
                 continue;
             }
             String error = answer.path("error").asText(null);
@@ -178,7 +182,10 @@ public final class ClusterAdmin implements AutoCloseable {
                 case "not_leader" -> next = answer.path("leader").path("address").asText();
                 case "no_leader", "unavailable" -> tried.add(address + ": " + message);
                 case "invalid" -> throw new InvalidRequestException(message, null);
-                case "refused" -> throw new AdminRefusedException(message);
+                // Refused now, but an earlier send that got no answer may have made the change itself
+                // ("n5 is already a member"): that is no refusal of it, and says nothing changed falsely.
+                case "refused" -> throw sentUnanswered ? new UnknownOutcomeException(message + "; an earlier attempt got no "
+                        + "answer and may have made the change: read 'members list'", null) : new AdminRefusedException(message);
                 case "unauthenticated" -> throw new AuthenticationException(message);
                 case "forbidden" -> throw new PermissionDeniedException(message);
                 default -> throw new UnknownOutcomeException(message, null);

@@ -261,6 +261,13 @@ final class Membership {
                     CallOptions.DEFAULT.withDeadlineAfter(PROBE_MILLIS, TimeUnit.MILLISECONDS),
                     Json.MAPPER.writeValueAsBytes(Json.MAPPER.createObjectNode().put("op", "status")));
             JsonNode status = Json.MAPPER.readTree(answer);
+            if (status.hasNonNull("error")) {
+                // A node with a permission table of its own (one that applied a snapshot of some cluster)
+                // asks even the leader for a token: it is not on empty storage, so it cannot join.
+                throw AdminError.refused("the node at " + address + " refused the status probe (" + status.path("error").asText()
+                        + ": " + status.path("message").asText() + "); a joining node must be on empty storage: "
+                        + "wipe it and start it with --join");
+            }
             String cluster = status.path("clusterId").asText();
             if (!cluster.equals(groupId.getUuid().toString())) {
                 throw AdminError.refused("the node at " + address + " belongs to cluster " + cluster + ", not this one ("
