@@ -140,39 +140,39 @@ final class AuthCommands {
         }
     }
 
-    @Command(name = "grant", description = "Grant read, write or admin on keys starting with PREFIX ('' for all).")
-    static final class Grant extends ClientCommand {
+    /** A grant's three words, shared by {@code grant} and {@code revoke}. */
+    abstract static class GrantWords extends ClientCommand {
         @Parameters(index = "0", paramLabel = "ROLE", description = "the role (created by its first grant)")
         String role;
 
         @Parameters(index = "1", paramLabel = "PERMISSION", description = "read, write (includes read) or admin (includes both)")
         String permission;
 
-        @Parameters(index = "2", paramLabel = "PREFIX", description = "the key prefix, e.g. orders/")
+        @Parameters(index = "2", paramLabel = "PREFIX", description = "the key prefix, e.g. orders/ ('' for every key)")
         String prefix;
+
+        abstract AuthChange change(AuthTable.Permission p);
 
         @Override
         int run(RatchetClient c) {
-            show(this, c.changeAuth(new AuthChange.Grant(role, AuthTable.Permission.parse(permission), prefix)), null);
+            show(this, c.changeAuth(change(AuthTable.Permission.parse(permission))), null);
             return ExitCode.DONE;
         }
     }
 
-    @Command(name = "revoke", description = "Take a grant back; a role with none left is gone.")
-    static final class Revoke extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "ROLE", description = "the role")
-        String role;
-
-        @Parameters(index = "1", paramLabel = "PERMISSION", description = "read, write or admin")
-        String permission;
-
-        @Parameters(index = "2", paramLabel = "PREFIX", description = "the key prefix the grant names")
-        String prefix;
-
+    @Command(name = "grant", description = "Grant read, write or admin on keys starting with PREFIX ('' for all).")
+    static final class Grant extends GrantWords {
         @Override
-        int run(RatchetClient c) {
-            show(this, c.changeAuth(new AuthChange.Revoke(role, AuthTable.Permission.parse(permission), prefix)), null);
-            return ExitCode.DONE;
+        AuthChange change(AuthTable.Permission p) {
+            return new AuthChange.Grant(role, p, prefix);
+        }
+    }
+
+    @Command(name = "revoke", description = "Take a grant back; a role with none left is gone.")
+    static final class Revoke extends GrantWords {
+        @Override
+        AuthChange change(AuthTable.Permission p) {
+            return new AuthChange.Revoke(role, p, prefix);
         }
     }
 }

@@ -7,6 +7,7 @@ import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,35 +35,25 @@ public final class Authorizer {
 
     /** Null when the caller with {@code token} may send {@code batch}; else the refusal. */
     public Refusal check(String token, Batch batch) {
-        AuthTable t = table.get();
-        if (!t.enabled()) {
-            return null;
-        }
-        AuthTable.User user = t.userByTokenHash(hash(token));
-        if (user == null) {
-            return unauthenticated(token);
-        }
-        for (Request request : batch.requests()) {
-            for (Command command : request.commands()) {
-                Refusal refused = check(t, user, command);
-                if (refused != null) {
-                    return refused;
+        return asUser(token, (t, user) -> {
+            for (Request request : batch.requests()) {
+                for (Command command : request.commands()) {
+                    Refusal refused = check(t, user, command);
+                    if (refused != null) {
+                        return refused;
+                    }
                 }
             }
-        }
-        return null;
+            return null;
+        });
     }
 
     /** Null when the caller with {@code token} may ask {@code query}; else the refusal. */
     public Refusal check(String token, Query query) {
-        AuthTable t = table.get();
-        if (!t.enabled()) {
-            return null;
-        }
-        AuthTable.User user = t.userByTokenHash(hash(token));
-        if (user == null) {
-            return unauthenticated(token);
-        }
+        return asUser(token, (t, user) -> check(t, user, query));
+    }
+
+    private Refusal check(AuthTable t, AuthTable.User user, Query query) {
         if (query instanceof Query.Get g) {
             return need(t, user, Permission.READ, g.key());
         } else if (query instanceof Query.Gets g) {
@@ -99,15 +90,20 @@ public final class Authorizer {
      * the quota, permissions); with {@code any}, any authenticated user (status).
      */
     public Refusal checkAdmin(String token, boolean any) {
+        return asUser(token, (t, user) -> any ? null : cluster(t, user));
+    }
+
+    /**
+     * Null when authentication is off; a refusal when {@code token} names no user; else what {@code rule}
+     * says of that user, by the table read once for the whole message.
+     */
+    private Refusal asUser(String token, BiFunction<AuthTable, AuthTable.User, Refusal> rule) {
         AuthTable t = table.get();
         if (!t.enabled()) {
             return null;
         }
         AuthTable.User user = t.userByTokenHash(hash(token));
-        if (user == null) {
-            return unauthenticated(token);
-        }
-        return any ? null : cluster(t, user);
+        return user == null ? unauthenticated(token) : rule.apply(t, user);
     }
 
     private Refusal check(AuthTable t, AuthTable.User user, Command command) {
