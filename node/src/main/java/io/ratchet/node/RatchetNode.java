@@ -123,7 +123,7 @@ public final class RatchetNode implements AutoCloseable {
         RatchetStateMachine stateMachine = new RatchetStateMachine();
         Authorizer authorizer = new Authorizer(stateMachine::authTable);
         FrontEnd frontEnd = new FrontEnd(groupId, metrics.rounds(), metrics.overQuota(), authorizer);
-        AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()), authorizer);
+        AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()), config.clientCredentials(), authorizer);
         BackupService backup = new BackupService(config.id(), config.group(), groupId, authorizer);
         stateMachine.listenToApplies(metrics.applyListener());
         // The front end is served on the client port, which is the node's one port: the address clients
@@ -308,9 +308,6 @@ public final class RatchetNode implements AutoCloseable {
         // Linearizable reads are unaffected: the leader answers them, and a follower's ReadIndex makes
         // the leader send it a heartbeat at once. docs/PERFORMANCE.md has the measurement.
         RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
-        if (config.tls() != null) {
-            config.tls().into(p);
-        }
         overrideFromSystemProperties(p);
         return p;
     }

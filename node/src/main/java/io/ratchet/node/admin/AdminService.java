@@ -3,6 +3,7 @@ package io.ratchet.node.admin;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.Credentials;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.AdminRpc;
@@ -60,11 +61,14 @@ public final class AdminService implements AutoCloseable {
     private final ExecutorService blocking = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-admin"));
     /** Status for any user; changes for administrators only. */
     private final Authorizer authorizer;
+    /** This node as a client of others (its certificate, with TLS). */
+    private final Credentials self;
     private volatile RaftServer.Division division;
     private volatile Membership membership;
 
-    public AdminService(RaftGroupId groupId, String nodeId, String address, Authorizer authorizer) {
+    public AdminService(RaftGroupId groupId, String nodeId, String address, Credentials self, Authorizer authorizer) {
         this.groupId = groupId;
+        this.self = self;
         this.authorizer = authorizer;
         this.nodeId = nodeId;
         this.address = address;
@@ -80,7 +84,7 @@ public final class AdminService implements AutoCloseable {
     /** Called once the Ratis server has started; until then only {@code status} answers, as starting. */
     public void attach(RaftServer server) throws IOException {
         RaftServer.Division d = server.getDivision(groupId);
-        this.membership = new Membership(server, d, groupId, blocking);
+        this.membership = new Membership(server, d, groupId, self, blocking);
         this.division = d;
     }
 

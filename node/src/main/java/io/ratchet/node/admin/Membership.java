@@ -2,8 +2,8 @@ package io.ratchet.node.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.Credentials;
 import io.ratchet.client.NodeChannels;
-import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
@@ -65,6 +65,8 @@ final class Membership {
     private final RaftServer.Division division;
     private final RaftGroupId groupId;
     private final ExecutorService blocking;
+    /** What this node shows as a client of a node to be added: its certificate, with TLS. */
+    private final Credentials self;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callId = new AtomicLong();
     /**
@@ -74,8 +76,10 @@ final class Membership {
      */
     private final long liveMillis;
 
-    Membership(RaftServer server, RaftServer.Division division, RaftGroupId groupId, ExecutorService blocking) {
+    Membership(RaftServer server, RaftServer.Division division, RaftGroupId groupId, Credentials self,
+               ExecutorService blocking) {
         this.server = server;
+        this.self = self;
         this.division = division;
         this.groupId = groupId;
         this.blocking = blocking;
@@ -254,8 +258,7 @@ final class Membership {
      * and be waiting to join (in no configuration yet).
      */
     private void probe(String id, String address) {
-        // As this node: with TLS, its certificate (found with the Ratis server's properties).
-        ManagedChannel channel = NodeChannels.open(address, TlsFiles.clientCredentials(server.getProperties()));
+        ManagedChannel channel = NodeChannels.open(address, self);
         try {
             byte[] answer = ClientCalls.blockingUnaryCall(channel, AdminRpc.CALL,
                     CallOptions.DEFAULT.withDeadlineAfter(PROBE_MILLIS, TimeUnit.MILLISECONDS),

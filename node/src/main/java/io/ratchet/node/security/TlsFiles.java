@@ -3,7 +3,6 @@ package io.ratchet.node.security;
 import io.ratchet.client.Credentials;
 import java.nio.file.Path;
 import java.util.Objects;
-import org.apache.ratis.conf.RaftProperties;
 
 /**
  * The PEM files a node's TLS is configured with ({@code tls.cert}, {@code tls.key}, {@code tls.ca}).
@@ -15,10 +14,6 @@ import org.apache.ratis.conf.RaftProperties;
  * @param ca   the CA certificates the node trusts for its peers' and its clients' certificates
  */
 public record TlsFiles(Path cert, Path key, Path ca) {
-    private static final String CERT = "ratchet.tls.cert";
-    private static final String KEY = "ratchet.tls.key";
-    private static final String CA = "ratchet.tls.ca";
-
     public TlsFiles {
         Objects.requireNonNull(cert, "cert");
         Objects.requireNonNull(key, "key");
@@ -28,25 +23,5 @@ public record TlsFiles(Path cert, Path key, Path ca) {
     /** The node as a client of its own cluster: its own certificate, trusting its CA. */
     public Credentials clientCredentials() {
         return new Credentials(ca, cert, key, null);
-    }
-
-    /**
-     * Keeps the files in the node's Ratis properties, which Ratis ignores: code that holds only the Ratis
-     * server finds them there ({@link #clientCredentials(RaftProperties)}).
-     */
-    public void into(RaftProperties properties) {
-        properties.set(CERT, cert.toString());
-        properties.set(KEY, key.toString());
-        properties.set(CA, ca.toString());
-    }
-
-    /**
-     * What the node whose Ratis properties these are shows as a client of its cluster (a leader asking a
-     * node that waits to join for its status): its certificate with TLS, plaintext without.
-     */
-    public static Credentials clientCredentials(RaftProperties properties) {
-        String cert = properties.get(CERT);
-        return cert == null ? Credentials.NONE
-                : new TlsFiles(Path.of(cert), Path.of(properties.get(KEY)), Path.of(properties.get(CA))).clientCredentials();
     }
 }
