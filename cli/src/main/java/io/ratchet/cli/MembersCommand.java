@@ -17,13 +17,11 @@ import picocli.CommandLine.Parameters;
 final class MembersCommand extends ClientCommand {
     @Override
     int run(RatchetClient c) {
-        return list(this);
+        return list(this, c);
     }
 
-    static int list(ClientCommand command) {
-        try (ClusterAdmin admin = ClusterAdmin.connect(command.client().options())) {
-            show(command, admin.members());
-        }
+    static int list(ClientCommand command, RatchetClient c) {
+        show(command, c.admin().members());
         return ExitCode.DONE;
     }
 
@@ -56,7 +54,7 @@ final class MembersCommand extends ClientCommand {
     static final class List extends ClientCommand {
         @Override
         int run(RatchetClient c) {
-            return list(this);
+            return list(this, c);
         }
     }
 
@@ -72,9 +70,7 @@ final class MembersCommand extends ClientCommand {
             if (eq <= 0 || eq == member.length() - 1) {
                 throw new IllegalArgumentException("give the new member as ID=HOST:PORT, not '" + member + "'");
             }
-            try (ClusterAdmin admin = ClusterAdmin.connect(client().options())) {
-                show(this, admin.addMember(member.substring(0, eq).trim(), member.substring(eq + 1).trim()));
-            }
+            show(this, c.admin().addMember(member.substring(0, eq).trim(), member.substring(eq + 1).trim()));
             return ExitCode.DONE;
         }
     }
@@ -87,9 +83,7 @@ final class MembersCommand extends ClientCommand {
 
         @Override
         int run(RatchetClient c) {
-            try (ClusterAdmin admin = ClusterAdmin.connect(client().options())) {
-                show(this, admin.removeMember(id));
-            }
+            show(this, c.admin().removeMember(id));
             return ExitCode.DONE;
         }
     }
@@ -112,9 +106,7 @@ final class MembersCommand extends ClientCommand {
 
             @Override
             int run(RatchetClient c) {
-                try (ClusterAdmin admin = ClusterAdmin.connect(client().options())) {
-                    admin.transferLeadership(id);
-                }
+                c.admin().transferLeadership(id);
                 if (json()) {
                     ObjectNode o = Output.object();
                     o.put("leader", id);

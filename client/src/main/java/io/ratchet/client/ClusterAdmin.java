@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
@@ -35,8 +36,8 @@ import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 public final class ClusterAdmin implements AutoCloseable {
     /** A configuration change waits for a new node to catch up from the snapshot and log: give it time. */
     private static final Duration CHANGE_TIMEOUT = Duration.ofMinutes(3);
-    /** About one election: how long to wait before asking again when no node knows a leader. */
-    private static final Duration ELECTION_PAUSE = Duration.ofMillis(500);
+    /** Between rounds of asking while no node knows a leader: up to about one election. */
+    private static final Backoff ELECTION_BACKOFF = new Backoff(Duration.ofMillis(100), Duration.ofMillis(600));
 
     /**
      * One member of the configuration, with what it answered of itself.
@@ -161,7 +162,7 @@ public final class ClusterAdmin implements AutoCloseable {
             String address = next != null ? next : addresses.get(attempt % addresses.size());
             next = null;
             if (attempt > 0 && attempt % addresses.size() == 0) {
-                pause();
+                pause(attempt / addresses.size());
             }
             JsonNode answer;
             try {
@@ -195,9 +196,10 @@ public final class ClusterAdmin implements AutoCloseable {
                 + " s; tried " + tried.subList(Math.max(0, tried.size() - 6), tried.size()), null);
     }
 
-    private static void pause() {
+    /** After {@code rounds} rounds without a leader: jittered, growing to about an election. */
+    private static void pause(int rounds) {
         try {
-            Thread.sleep(ELECTION_PAUSE.toMillis());
+            Thread.sleep(ELECTION_BACKOFF.delay(rounds, ThreadLocalRandom.current()).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ClusterUnavailableException("interrupted", e);

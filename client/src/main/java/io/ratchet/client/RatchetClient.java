@@ -500,6 +500,11 @@ public final class RatchetClient implements AutoCloseable {
         return admin.status();
     }
 
+    /** The operator's view of this client's cluster: membership and its changes; closed with the client. */
+    public ClusterAdmin admin() {
+        return admin;
+    }
+
     @Override
     public void close() {
         transport.close();

@@ -146,12 +146,9 @@ class FairLocksTest {
      * joins can share a place. Found by the chaos harness: with the place as the token, both were granted
      * at once with one token. Ties go by key, and the token is the turn write's index.
      */
-    @Test
-    void joinsInOneLogEntryShareAPlaceYetAreServedOneAtATimeWithRisingTokens() {
-        RatchetClient shared = cluster.client(InProcessCluster.options(N1));
+    /** {@code a} and {@code b} join {@code job}'s queue in one log entry, so their entries share one index. */
+    private List<Ticket> joinInOneEntry(RatchetClient shared, FairLocks a, FairLocks b) {
         shared.put("warm", 1, 0);
-        FairLocks a = new FairLocks(shared, new LockOptions("a", Duration.ofMinutes(5)));
-        FairLocks b = new FairLocks(shared, new LockOptions("b", Duration.ofMinutes(5)));
         cluster.delayAnswers(Duration.ofMillis(300));
         CompletableFuture<?> inFlight = shared.putAsync("warm-2", 1, 0); // the client's one message in flight
         CompletableFuture<Ticket> joinA = a.enqueueAsync("job", LEASE);    // so both go in its next message
@@ -161,6 +158,17 @@ class FairLocksTest {
         Ticket tb = joinB.join();
         cluster.delayAnswers(Duration.ZERO);
         assertEquals(ta.place(), tb.place(), "one log entry, one index");
+        return List.of(ta, tb);
+    }
+
+    @Test
+    void joinsInOneLogEntryShareAPlaceYetAreServedOneAtATimeWithRisingTokens() {
+        RatchetClient shared = cluster.client(InProcessCluster.options(N1));
+        FairLocks a = new FairLocks(shared, new LockOptions("a", Duration.ofMinutes(5)));
+        FairLocks b = new FairLocks(shared, new LockOptions("b", Duration.ofMinutes(5)));
+        List<Ticket> tickets = joinInOneEntry(shared, a, b);
+        Ticket ta = tickets.get(0);
+        Ticket tb = tickets.get(1);
 
         CompletableFuture<Optional<QueueLease>> waitA = a.awaitAsync(ta, WAIT);
         CompletableFuture<Optional<QueueLease>> waitB = b.awaitAsync(tb, WAIT);
@@ -179,18 +187,11 @@ class FairLocksTest {
     @Test
     void aReleaseByAnIndexTwoEntriesShareTakesTheOwnersOwnAndNeverGuesses() {
         RatchetClient shared = cluster.client(InProcessCluster.options(N1));
-        shared.put("warm", 1, 0);
         FairLocks a = new FairLocks(shared, new LockOptions("a", Duration.ofMinutes(5)));
         FairLocks b = new FairLocks(shared, new LockOptions("b", Duration.ofMinutes(5)));
-        cluster.delayAnswers(Duration.ofMillis(300));
-        CompletableFuture<?> inFlight = shared.putAsync("warm-2", 1, 0);
-        CompletableFuture<Ticket> joinA = a.enqueueAsync("job", LEASE);
-        CompletableFuture<Ticket> joinB = b.enqueueAsync("job", LEASE);
-        inFlight.join();
-        Ticket ta = joinA.join();
-        Ticket tb = joinB.join();
-        cluster.delayAnswers(Duration.ZERO);
-        assertEquals(ta.place(), tb.place(), "one log entry, one index");
+        List<Ticket> tickets = joinInOneEntry(shared, a, b);
+        Ticket ta = tickets.get(0);
+        Ticket tb = tickets.get(1);
 
         FairLocks c = new FairLocks(shared, new LockOptions("c", Duration.ofMinutes(5)));
         assertThrows(InvalidRequestException.class, () -> c.release("job", ta.place()), "an index two entries share is no one's");
