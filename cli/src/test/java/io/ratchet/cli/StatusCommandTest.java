@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.node.FreePorts;
 import io.ratchet.node.LocalCluster;
 import io.ratchet.protocol.Json;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -34,7 +32,7 @@ class StatusCommandTest {
         try (LocalCluster cluster = LocalCluster.start(3, dir)) {
             ratchet("put", "status/k", "1", "--index", "0", "--peers", cluster.peers());
             // A fourth address where nothing listens: the operator's list names a node that is down.
-            String peers = cluster.peers() + ",n4=127.0.0.1:" + freePort();
+            String peers = cluster.peers() + ",n4=127.0.0.1:" + FreePorts.next();
 
             CommandRun json = ratchet("status", "--json", "--peers", peers, "--timeout", "5s");
             assertEquals(ExitCode.DONE, json.code(), json.toString());
@@ -68,14 +66,6 @@ class StatusCommandTest {
                         + "  storage [\\d.]+ (B|KiB) of 256\\.0 MiB \\(0%\\)"), line);
             }
             assertTrue(lines.get(4).matches("n4 .*UNREACHABLE.* not ready .*"), lines.get(4));
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -14,7 +14,6 @@ import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.UnaryOperator;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.server.RaftServer;
@@ -65,12 +63,12 @@ public final class LocalCluster implements AutoCloseable {
         LocalCluster cluster = new LocalCluster(ca);
         Map<String, String> peers = new LinkedHashMap<>();
         for (int i = 1; i <= size; i++) {
-            peers.put("n" + i, "127.0.0.1:" + freePort());
+            peers.put("n" + i, "127.0.0.1:" + FreePorts.next());
         }
         for (String id : peers.keySet()) {
             NodeConfig config = NodeConfig.of(id, peers, dir.resolve(id))
                     .withElectionTimeout(Duration.ofMillis(500), Duration.ofMillis(1000))
-                    .withHttpPort(freePort());
+                    .withHttpPort(FreePorts.next());
             cluster.configs.put(id, tune.apply(config));
         }
         try {
@@ -106,10 +104,10 @@ public final class LocalCluster implements AutoCloseable {
     public String startJoining(String id, TlsFiles tls) {
         NodeConfig first = configs.values().iterator().next();
         Map<String, String> peers = new LinkedHashMap<>(first.peers());
-        peers.put(id, "127.0.0.1:" + freePort());
+        peers.put(id, "127.0.0.1:" + FreePorts.next());
         NodeConfig config = new NodeConfig(id, peers, first.group(), first.storage().resolveSibling(id),
                 first.snapshotThreshold(), first.segmentSizeBytes(), first.electionTimeoutMin(), first.electionTimeoutMax(),
-                first.sweepInterval(), freePort(), first.quotaBytes(), tls);
+                first.sweepInterval(), FreePorts.next(), first.quotaBytes(), tls);
         configs.put(id, config);
         try {
             running.put(id, RatchetNode.start(config, true));
@@ -233,23 +231,5 @@ public final class LocalCluster implements AutoCloseable {
     public void close() {
         clients.forEach(RatchetClient::close);
         stopAll();
-    }
-
-    /**
-     * A free port below the kernel's ephemeral range (32768 and up on Linux). A port from that range
-     * (what {@code new ServerSocket(0)} gives) can be handed to some outgoing connection while its node
-     * is stopped, and then the node cannot start again on it: Ratis exits the JVM when its server cannot
-     * bind, which crashed a restart test once.
-     */
-    private static int freePort() {
-        for (int tries = 0; tries < 200; tries++) {
-            int candidate = ThreadLocalRandom.current().nextInt(20_000, 32_000);
-            try (ServerSocket socket = new ServerSocket(candidate)) {
-                return socket.getLocalPort();
-            } catch (IOException taken) {
-                // try another
-            }
-        }
-        throw new UncheckedIOException(new IOException("no free port found in 20000..31999"));
     }
 }
