@@ -12,7 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
@@ -20,6 +22,7 @@ import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.Status;
 import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 
 /**
  * An operator's view of the cluster, through every node's administration service ({@link AdminRpc}):
@@ -63,7 +66,7 @@ public final class ClusterAdmin implements AutoCloseable {
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private volatile String leaderAddress;
     /** Members' addresses the nodes named in status answers, beyond the configured peers. */
-    private final List<String> known = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> known = new CopyOnWriteArrayList<>();
 
     private ClusterAdmin(ClientOptions options) {
         this.options = options;
@@ -80,7 +83,7 @@ public final class ClusterAdmin implements AutoCloseable {
         options.peers().forEach((id, address) -> toAsk.put(address, id));
         while (!toAsk.isEmpty()) {
             Map<String, CompletableFuture<NodeStatus>> asked = new LinkedHashMap<>();
-            toAsk.forEach((address, id) -> asked.put(address, CompletableFuture.supplyAsync(() -> statusOf(id, address))));
+            toAsk.forEach((address, id) -> asked.put(address, statusOf(id, address)));
             toAsk.clear();
             asked.forEach((address, answer) -> byAddress.put(address, RatchetClient.await(answer)));
             for (NodeStatus s : List.copyOf(byAddress.values())) {
@@ -206,31 +209,65 @@ public final class ClusterAdmin implements AutoCloseable {
         }
     }
 
-    private NodeStatus statusOf(String id, String address) {
+    /**
+     * Node {@code id}'s own status, asked without a thread of its own (gRPC's asynchronous call), so a
+     * status of many nodes is one round trip; a node that does not answer is in it as unreachable.
+     */
+    private CompletableFuture<NodeStatus> statusOf(String id, String address) {
+        CompletableFuture<byte[]> answer = new CompletableFuture<>();
         try {
-            JsonNode s = call(address, Json.MAPPER.createObjectNode().put("op", "status"), options.requestTimeout());
-            String error = s.path("error").asText(null);
-            if ("unauthenticated".equals(error)) {
+            ClientCalls.asyncUnaryCall(channel(address).newCall(AdminRpc.CALL, CallOptions.DEFAULT.withDeadlineAfter(
+                            options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)),
+                    Json.MAPPER.writeValueAsBytes(Json.MAPPER.createObjectNode().put("op", "status")),
+                    new StreamObserver<>() {
+                        @Override
+                        public void onNext(byte[] value) {
+                            answer.complete(value);
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            answer.completeExceptionally(t);
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            answer.completeExceptionally(new IllegalStateException("the node at " + address + " sent no answer"));
+                        }
+                    });
+        } catch (IOException | RuntimeException e) {
+            answer.completeExceptionally(e);
+        }
+        return answer.handle((bytes, error) -> {
+            if (error != null) {
+                Throwable cause = error instanceof CompletionException c && c.getCause() != null ? c.getCause() : error;
+                if (cause instanceof StatusRuntimeException e) {
+                    return NodeStatus.unreachable(id, address, e.getStatus().getCode()
+                            + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription()));
+                }
+                return NodeStatus.unreachable(id, address, RatchetClient.describe(cause));
+            }
+            JsonNode s;
+            try {
+                s = Json.MAPPER.readTree(bytes);
+            } catch (IOException e) {
+                return NodeStatus.unreachable(id, address, "the node answered with something that is not JSON");
+            }
+            String refusal = s.path("error").asText(null);
+            if ("unauthenticated".equals(refusal)) {
                 throw new AuthenticationException(s.path("message").asText());
             }
-            if (error != null) {
-                return NodeStatus.unreachable(id, address, s.path("message").asText());
-            }
-            return NodeStatus.fromJson(s);
-        } catch (StatusRuntimeException e) {
-            return NodeStatus.unreachable(id, address, e.getStatus().getCode() + (e.getStatus().getDescription() == null
-                    ? "" : ": " + e.getStatus().getDescription()));
-        } catch (AuthenticationException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            return NodeStatus.unreachable(id, address, RatchetClient.describe(e));
-        }
+            return refusal != null ? NodeStatus.unreachable(id, address, s.path("message").asText()) : NodeStatus.fromJson(s);
+        });
+    }
+
+    private ManagedChannel channel(String address) {
+        return channels.computeIfAbsent(address, a -> NodeChannels.open(a, options.credentials()));
     }
 
     private JsonNode call(String address, ObjectNode request, Duration timeout) {
-        ManagedChannel channel = channels.computeIfAbsent(address, a -> NodeChannels.open(a, options.credentials()));
         try {
-            byte[] answer = ClientCalls.blockingUnaryCall(channel, AdminRpc.CALL,
+            byte[] answer = ClientCalls.blockingUnaryCall(channel(address), AdminRpc.CALL,
                     CallOptions.DEFAULT.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS),
                     Json.MAPPER.writeValueAsBytes(request));
             return Json.MAPPER.readTree(answer);
