@@ -3,7 +3,9 @@ package io.ratchet.client;
 import io.ratchet.protocol.Refusal;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +23,8 @@ import java.util.function.Supplier;
  * Every retry is bounded by a time budget, and by {@link ClientOptions#maxAttempts()} attempts that reach
  * a node and get no answer (each may cost a whole per-attempt timeout). Refusals and refused connections
  * cost no such wait and are bounded by the budget alone, so an election (one to two seconds) cannot use
- * up the attempts before a new leader is there. Resending a write is safe only because it carries its
+ * up the attempts before a new leader is there. A failed TLS handshake at every node ends the retries at
+ * once: it says the client's TLS files and the cluster's do not fit, which no wait changes. Resending a write is safe only because it carries its
  * client session's sequence number (see {@link ClientSession}).
  */
 final class Attempts {
@@ -107,6 +110,8 @@ final class Attempts {
         int redirects;
         /** Nodes that left an attempt of this operation unanswered (dead, paused, cut off), and since when. */
         final Map<String, Long> silent = new HashMap<>();
+        /** Nodes whose TLS handshake failed in this operation: when every node's did, waiting mends nothing. */
+        final Set<String> tlsRefused = new HashSet<>();
         boolean mayHaveApplied;
         String lastWhy = "no attempt made";
 
@@ -168,6 +173,11 @@ final class Attempts {
                 Transport.Unanswered u = (Transport.Unanswered) outcome;
                 s.lastWhy = node + ": " + u.why();
                 s.mayHaveApplied |= u.delivered();
+                if (u.tlsRefused() && s.tlsRefused.add(node) && s.tlsRefused.containsAll(transport.addresses())) {
+                    long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s.start);
+                    return CompletableFuture.failedFuture(new GaveUp("every node refused the TLS handshake; " + s.lastWhy,
+                            s.mayHaveApplied, spent));
+                }
                 if (u.delivered()) {
                     s.unanswered++;
                 }

@@ -219,7 +219,7 @@ final class GrpcConnector implements Transport.Connector {
         if (tls != null) {
             // gRPC starts calls on a connection only once the node sent its HTTP/2 settings, which it does
             // only after its side of the handshake accepted this client: a call that failed there never left.
-            return new Unanswered(TlsFailures.describe(tls, credentials), false);
+            return new Unanswered(TlsFailures.describe(tls, credentials), false, true);
         }
         boolean refused = status.getCode() == Status.Code.UNAVAILABLE && rootCause(t) instanceof ConnectException;
         String why = status.getCode() == Status.Code.DEADLINE_EXCEEDED ? "timed out"

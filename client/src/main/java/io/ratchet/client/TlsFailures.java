@@ -1,6 +1,7 @@
 package io.ratchet.client;
 
 import java.security.cert.CertificateException;
+import java.security.cert.CertificateExpiredException;
 import javax.net.ssl.SSLException;
 import org.apache.ratis.thirdparty.io.netty.handler.ssl.NotSslRecordException;
 
@@ -14,6 +15,11 @@ final class TlsFailures {
             return "the node does not speak TLS (its port is plaintext): connect without a CA file";
         }
         for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof CertificateExpiredException expired) {
+                return "the node's certificate expired (" + expired.getMessage() + "): the node needs a renewed one";
+            }
+        }
+        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause()) {
             // What this client's trust manager refused: the node's certificate (its issuer, its dates, or
             // the names it holds against the address connected to).
             if (c instanceof CertificateException refused) {
@@ -23,6 +29,6 @@ final class TlsFailures {
         }
         return "the node refused the TLS handshake (" + failure.getMessage() + ")"
                 + (credentials.certFile() == null ? "" : "; is the client certificate " + credentials.certFile()
-                + " issued by the cluster's CA?");
+                + " issued by the cluster's CA, and valid now?");
     }
 }

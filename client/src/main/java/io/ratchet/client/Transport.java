@@ -33,9 +33,14 @@ final class Transport implements AutoCloseable {
 
     /**
      * No answer. {@code delivered} is false only when the request certainly never reached the node
-     * (the connection could not be made); otherwise a write may have been applied.
+     * (the connection could not be made); otherwise a write may have been applied. {@code tlsRefused}:
+     * the connection's TLS handshake failed (a certificate one side does not trust, a plaintext node),
+     * which no retry mends while the files stay as they are.
      */
-    record Unanswered(String why, boolean delivered) implements Outcome {
+    record Unanswered(String why, boolean delivered, boolean tlsRefused) implements Outcome {
+        Unanswered(String why, boolean delivered) {
+            this(why, delivered, false);
+        }
     }
 
     /**

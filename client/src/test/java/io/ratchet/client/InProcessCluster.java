@@ -65,7 +65,7 @@ import java.util.function.Function;
  * call timeouts and answer delays are real time, like the client's own.
  *
  * <p>Faults: {@link #leader} (the others answer NOT_LEADER with a hint), {@link #down} (connection
- * refused: not delivered), {@link #dropAnswers} (applied, then the answer is lost: the in-doubt case),
+ * refused: not delivered), {@link #refuseTls} (a failed TLS handshake: not delivered), {@link #dropAnswers} (applied, then the answer is lost: the in-doubt case),
  * {@link #delayAnswers}, and {@link #afterWrite} (runs between apply and answer).
  *
  * <p>Threads. Every call is served on one cluster thread, in the order calls were made; answers are
@@ -123,6 +123,7 @@ public final class InProcessCluster implements AutoCloseable {
     private final List<RatchetClient> clients = new CopyOnWriteArrayList<>();
     private final List<Connector> connectors = new CopyOnWriteArrayList<>();
     private final Set<String> down = ConcurrentHashMap.newKeySet();
+    private final Set<String> tlsRefusing = ConcurrentHashMap.newKeySet();
     private final AtomicInteger answersToDrop = new AtomicInteger();
     private final AtomicInteger writesApplied = new AtomicInteger();
     private volatile String leader = N1;
@@ -220,6 +221,12 @@ public final class InProcessCluster implements AutoCloseable {
 
     public void up(String address) {
         down.remove(address);
+        tlsRefusing.remove(address);
+    }
+
+    /** Connections to {@code address} fail their TLS handshake (not delivered), as with a CA that does not fit. */
+    public void refuseTls(String address) {
+        tlsRefusing.add(address);
     }
 
     /** The next {@code n} writes the leader applies lose their answer (unanswered, delivered): in doubt. */
@@ -364,6 +371,10 @@ public final class InProcessCluster implements AutoCloseable {
         try {
             if (!NODES.containsValue(address) || down.contains(address)) {
                 outcome.complete(new Unanswered("UNAVAILABLE: connection refused by " + address, false));
+                return;
+            }
+            if (tlsRefusing.contains(address)) {
+                outcome.complete(new Unanswered("the node's certificate is not trusted with the CA file ca.pem", false, true));
                 return;
             }
             switch (method) {

@@ -298,6 +298,22 @@ class RatchetClientTest {
     }
 
     @Test
+    void aTlsHandshakeRefusedBySomeNodesIsSkippedAndByEveryNodeEndsTheRetriesAtOnce() {
+        RatchetClient all = cluster.client();
+        cluster.refuseTls(N1);
+        cluster.leader(N2);
+        assertTrue(all.put("k", "v", 0).successful(), "another node serves");
+
+        cluster.refuseTls(N2);
+        cluster.refuseTls(N3);
+        int before = cluster.calls().size();
+        ClusterUnavailableException refused = assertThrows(ClusterUnavailableException.class, () -> all.get("k"));
+
+        assertTrue(refused.getMessage().contains("every node refused the TLS handshake"), refused.getMessage());
+        assertEquals(3, cluster.calls().size() - before, "one attempt per node, then no more");
+    }
+
+    @Test
     void withoutALeaderAWriteFailsAsUnavailableAndIsNotApplied() {
         RatchetClient impatient = cluster.client(InProcessCluster.options(N1)
                 .withTimeouts(Duration.ofMillis(200), 3, Duration.ofMillis(300)));

@@ -120,6 +120,9 @@ public final class RatchetNode implements AutoCloseable {
                 ? RaftGroup.valueOf(groupId, List.of())
                 : group(config, groupId);
         NodeMetrics metrics = new NodeMetrics(config.id());
+        if (tls != null) {
+            metrics.bindCertificate(tls::certificate);
+        }
         RatchetStateMachine stateMachine = new RatchetStateMachine();
         Authorizer authorizer = new Authorizer(stateMachine::authTable);
         FrontEnd frontEnd = new FrontEnd(groupId, metrics.rounds(), metrics.overQuota(), authorizer);

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A certificate authority for tests, in a directory of its own: its CA certificate, and the node and client
@@ -15,6 +16,9 @@ import java.util.List;
  * makes them.
  */
 public final class CertificateAuthority {
+    /** Certificates valid until a day before they were issued. */
+    private static final Map<String, String> EXPIRED = Map.of("RATCHET_CERT_DAYS", "-1");
+
     private final Path dir;
 
     private CertificateAuthority(Path dir) {
@@ -45,15 +49,36 @@ public final class CertificateAuthority {
         return new Credentials(certificate(), dir.resolve(name + ".pem"), dir.resolve(name + "-key.pem"), null);
     }
 
+    /**
+     * As {@link #client(String)}, with a certificate that expired a day ago ({@code scripts/certs} with
+     * {@code RATCHET_CERT_DAYS=-1}).
+     */
+    public Credentials expiredClient(String name) {
+        run(EXPIRED, "client", name);
+        return new Credentials(certificate(), dir.resolve(name + ".pem"), dir.resolve(name + "-key.pem"), null);
+    }
+
+    /** As {@link #node(String)}, with a certificate that expired a day ago. */
+    public TlsFiles expiredNode(String id) {
+        run(EXPIRED, "node", id);
+        return new TlsFiles(dir.resolve(id + ".pem"), dir.resolve(id + "-key.pem"), certificate());
+    }
+
     /** A client without a certificate that trusts this CA. */
     public Credentials trusting() {
         return new Credentials(certificate(), null, null, null);
     }
 
     private void run(String what, String name) {
+        run(Map.of(), what, name);
+    }
+
+    private void run(Map<String, String> environment, String what, String name) {
         List<String> command = List.of("bash", script().toString(), what, dir.toString(), name);
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(environment);
+            Process p = builder.start();
             String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (p.waitFor() != 0) {
                 throw new IllegalStateException(String.join(" ", command) + " failed: " + output);

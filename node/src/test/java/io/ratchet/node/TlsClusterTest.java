@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.ratchet.client.AdminRefusedException;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterAdmin;
@@ -24,7 +27,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.math.BigInteger;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.security.cert.CertificateFactory;
@@ -43,16 +45,20 @@ import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 import org.apache.ratis.thirdparty.io.grpc.Status;
 import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
+import org.apache.ratis.thirdparty.io.grpc.netty.GrpcSslContexts;
+import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real 3-node cluster with TLS on every port: clients that trust its CA are served, with a client
- * certificate or without; a plaintext client, or one whose certificate another CA issued, is refused and
- * writes nothing; only nodes may speak Ratis' own protocols; a node of another CA cannot join; the HTTP
+ * certificate or without; a plaintext client, or one whose certificate another CA issued or that expired, is
+ * refused and writes nothing; only nodes may speak Ratis' own protocols; a node of another CA cannot join; the HTTP
  * API is HTTPS alone.
  */
 class TlsClusterTest {
@@ -113,13 +119,60 @@ class TlsClusterTest {
                     () -> client.put("tls/mallory", "x", 0));
             assertTrue(refused.getMessage().contains("TLS handshake"), refused.getMessage());
         }
-        // One that trusts only the other CA refuses the nodes' certificates itself.
-        try (RatchetClient client = RatchetClient.connect(quick(mallory))) {
+        // One that trusts only the other CA refuses the nodes' certificates itself, and once every node's
+        // was refused it says so at once instead of retrying until its budget runs out.
+        try (RatchetClient client = RatchetClient.connect(cluster.options().withCredentials(mallory))) {
             ClusterUnavailableException refused = assertThrows(ClusterUnavailableException.class,
                     () -> client.put("tls/mallory", "x", 0));
+            assertTrue(refused.getMessage().contains("every node refused the TLS handshake"), refused.getMessage());
             assertTrue(refused.getMessage().contains("not trusted with the CA file " + other.certificate()), refused.getMessage());
         }
         assertNoItemOnAnyNode("tls/mallory");
+    }
+
+    @Test
+    void anExpiredClientCertificateIsRefusedByTheClientItselfAndByTheNodeWhichLogsItOnce() throws Exception {
+        Credentials expired = ca.expiredClient("frank");
+        IllegalArgumentException own = assertThrows(IllegalArgumentException.class, () -> RatchetClient.connect(quick(expired)));
+        assertTrue(own.getMessage().contains("the certificate in " + expired.certFile() + " expired at"), own.getMessage());
+
+        // Shown anyway, by a client that does not check its own certificate: the node refuses the handshake.
+        String address = cluster.address(cluster.nodeIds().get(1));
+        Logger logger = (Logger) LoggerFactory.getLogger("io.ratchet.node.security.RefusedHandshakes");
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        try {
+            for (int attempt = 0; attempt < 3; attempt++) {
+                assertEquals(Status.Code.UNAVAILABLE, showingUncheckedCertificate(address, expired).getCode());
+            }
+            assertTrue(cluster.client().put("tls/after-expired", 1, 0).successful());
+            // Logged once for the address and the reason, however often it tries.
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> expiredLines(log).size() == 1);
+        } finally {
+            logger.detachAppender(log);
+        }
+    }
+
+    private static List<String> expiredLines(ListAppender<ILoggingEvent> log) {
+        synchronized (log.list) {
+            return log.list.stream().map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains("certificate expired")).toList();
+        }
+    }
+
+    /** The status of a write over a TLS connection showing {@code credentials}' certificate as it is. */
+    private static Status showingUncheckedCertificate(String address, Credentials credentials) throws IOException {
+        SslContext tls = GrpcSslContexts.forClient().trustManager(credentials.caFile().toFile())
+                .keyManager(credentials.certFile().toFile(), credentials.keyFile().toFile()).build();
+        ManagedChannel channel = NettyChannelBuilder.forTarget(address).sslContext(tls).build();
+        try {
+            ClientCalls.blockingUnaryCall(channel, Rpc.WRITE, CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), new byte[0]);
+            return Status.OK;
+        } catch (StatusRuntimeException e) {
+            return e.getStatus();
+        } finally {
+            channel.shutdownNow();
+        }
     }
 
     @Test
@@ -173,13 +226,26 @@ class TlsClusterTest {
     }
 
     @Test
-    void aRenewedNodeCertificateIsShownToNewConnectionsWithoutARestart() throws Exception {
+    void aRenewedNodeCertificateIsShownToNewConnectionsWithoutARestartAndItsExpiryInTheMetrics() throws Exception {
         String id = cluster.nodeIds().get(2);
-        BigInteger before = servedCertificate(cluster.address(id)).getSerialNumber();
+        X509Certificate before = servedCertificate(cluster.address(id));
+        assertEquals(before.getNotAfter().getTime() / 1000, certificateExpiryMetric(id));
         ca.node(id); // issues it anew, over the files the node was started with
         // A node looks at its files at most every five seconds.
-        await().atMost(Duration.ofSeconds(15)).until(() -> !servedCertificate(cluster.address(id)).getSerialNumber().equals(before));
+        await().atMost(Duration.ofSeconds(15)).until(() -> !servedCertificate(cluster.address(id)).getSerialNumber()
+                .equals(before.getSerialNumber()));
         assertTrue(cluster.client().put("tls/after-renewal", 1, 0).successful());
+        assertEquals(servedCertificate(cluster.address(id)).getNotAfter().getTime() / 1000, certificateExpiryMetric(id));
+    }
+
+    /** {@code ratchet_tls_certificate_not_after_seconds} as node {@code id}'s {@code /metrics} shows it. */
+    private static long certificateExpiryMetric(String id) throws Exception {
+        HttpClient client = HttpClient.newBuilder().sslContext(trusting(ca.certificate())).build();
+        String metrics = client.send(HttpRequest.newBuilder(URI.create(cluster.httpUrl(id) + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        String line = metrics.lines().filter(l -> l.startsWith("ratchet_tls_certificate_not_after_seconds{")).findFirst()
+                .orElseThrow(() -> new AssertionError("no certificate expiry in " + id + "'s metrics"));
+        return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
     }
 
     /** The certificate a node's gRPC port shows a new connection. */

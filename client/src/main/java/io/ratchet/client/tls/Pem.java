@@ -12,10 +12,13 @@ import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
+import java.security.cert.CertificateExpiredException;
+import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.InvalidKeySpecException;
 import java.security.spec.PKCS8EncodedKeySpec;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -110,6 +113,24 @@ public final class Pem {
         }
         if (!matches) {
             throw new InvalidKeySpecException("the key in " + keyFile + " is not the key of the certificate in " + certFile);
+        }
+    }
+
+    /**
+     * Checks that {@code certificate} is valid now: an expired one (or one not valid yet) would fail every
+     * handshake, so it is refused where it is read, naming the file and the date, instead of there.
+     */
+    public static void requireValidNow(X509Certificate certificate, Path certFile) throws CertificateException {
+        Instant now = Instant.now();
+        Instant notAfter = certificate.getNotAfter().toInstant();
+        Instant notBefore = certificate.getNotBefore().toInstant();
+        if (now.isAfter(notAfter)) {
+            throw new CertificateExpiredException("the certificate in " + certFile + " expired at " + notAfter
+                    + "; renew it");
+        }
+        if (now.isBefore(notBefore)) {
+            throw new CertificateNotYetValidException("the certificate in " + certFile + " is not valid before "
+                    + notBefore + " (is this machine's clock right?)");
         }
     }
 }

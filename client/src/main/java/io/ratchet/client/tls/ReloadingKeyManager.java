@@ -19,7 +19,9 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * The certificate chain and private key a TLS endpoint shows, from a PEM certificate file and a PKCS#8 key
  * file, read again when either changes (looked at, on use, at most once per {@code checkEvery}). The key
  * must be the certificate's: a pair that does not match is refused at start, and when renewed files do not
- * match yet (one written before the other), the pair in use stays until they do.
+ * match yet (one written before the other), the pair in use stays until they do. So does it when the
+ * certificate is not valid now: an expired certificate is refused at start, and a renewal that is expired
+ * (or not valid yet) does not replace a pair that works.
  *
  * <p>As a client it always shows its certificate, whichever CAs the server says it accepts: a certificate
  * the server does not trust then fails the handshake, with an error that says so, rather than being left
@@ -52,6 +54,7 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
         List<X509Certificate> chain = Pem.certificates(certFile);
         PrivateKey key = Pem.privateKey(keyFile);
         Pem.requireKeyOf(key, chain.get(0), keyFile, certFile);
+        Pem.requireValidNow(chain.get(0), certFile);
         String alias = "ratchet-" + READINGS.incrementAndGet();
         // JKS: the key's protection in a PKCS#12 store is a slow key derivation, paid at every reading for
         // a store that never leaves memory.

@@ -1,6 +1,7 @@
 package io.ratchet.node.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -10,8 +11,10 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.ratchet.statemachine.ApplyListener;
 import io.ratchet.statemachine.RatchetStateMachine;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -80,6 +83,18 @@ public final class NodeMetrics implements AutoCloseable {
         new StoreMetrics(stateMachine, pendingWatches).bindTo(registry);
         ratis = new RatisMetrics(division.getMemberId().toString());
         ratis.bindTo(registry);
+    }
+
+    /**
+     * Binds {@code ratchet_tls_certificate_not_after_seconds}: when the certificate the node shows now
+     * stops being valid, in seconds since the epoch, read at each scrape, so a renewal shows at once. An
+     * alert on it ({@code ... - time() < 14 * 86400}) warns before the node's peers and clients refuse it.
+     */
+    public void bindCertificate(Supplier<X509Certificate> inUse) {
+        Gauge.builder("ratchet.tls.certificate.not.after", inUse, c -> c.get().getNotAfter().getTime() / 1000.0)
+                .description("when the TLS certificate this node shows stops being valid (seconds since the epoch)")
+                .baseUnit("seconds")
+                .register(registry);
     }
 
     /** Every series in Prometheus' text format ({@link #CONTENT_TYPE}). */

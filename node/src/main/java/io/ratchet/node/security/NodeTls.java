@@ -5,6 +5,7 @@ import io.ratchet.client.tls.ReloadingTrustManager;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import org.apache.ratis.grpc.GrpcTlsConfig;
@@ -68,6 +69,11 @@ public final class NodeTls {
         } catch (GeneralSecurityException e) {
             throw new IOException("TLS: " + e.getMessage(), e);
         }
+    }
+
+    /** The certificate the node shows now: the one read last, which a renewal replaces. */
+    public X509Certificate certificate() {
+        return keys.certificate();
     }
 
     /**

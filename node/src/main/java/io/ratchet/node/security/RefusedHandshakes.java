@@ -1,6 +1,7 @@
 package io.ratchet.node.security;
 
 import java.security.cert.CertificateException;
+import java.security.cert.CertificateExpiredException;
 import javax.net.ssl.SSLException;
 import org.apache.ratis.thirdparty.io.grpc.netty.GrpcHttp2ConnectionHandler;
 import org.apache.ratis.thirdparty.io.grpc.netty.InternalProtocolNegotiator;
@@ -89,6 +90,12 @@ final class RefusedHandshakes implements InternalProtocolNegotiator.ProtocolNego
      * before its handshake, as a port probe does, is none).
      */
     private static Refusal refusal(Throwable cause) {
+        for (Throwable c = cause; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            // Deepest in the chain, under the validator's "validity check failed".
+            if (c instanceof CertificateExpiredException expired) {
+                return new Refusal("expired", "its certificate expired (" + expired.getMessage() + ")");
+            }
+        }
         SSLException tls = null;
         for (Throwable c = cause; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof NotSslRecordException) {

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node's TLS files: read and checked at start, and read again when renewed, without a restart; a
- * renewal caught half written keeps the pair in use.
+ * renewal caught half written, or expired, keeps the pair in use.
  */
 class CertificateFilesTest {
     /** Short, so a renewal is seen at once; a node looks every five seconds. */
@@ -116,6 +116,23 @@ class CertificateFilesTest {
         IOException missing = assertThrows(IOException.class,
                 () -> NodeTls.load(new TlsFiles(cert, key, dir.resolve("absent.pem"))));
         assertTrue(missing.getMessage().contains("there is no file " + dir.resolve("absent.pem")), missing.getMessage());
+    }
+
+    @Test
+    void anExpiredCertificateIsRefusedAtStartAndAnExpiredRenewalKeepsThePairInUse() throws Exception {
+        TlsFiles expired = ca.expiredNode("late");
+        IOException refused = assertThrows(IOException.class, () -> NodeTls.load(expired));
+        assertTrue(refused.getMessage().contains("the certificate in " + expired.cert() + " expired at"), refused.getMessage());
+
+        ReloadingKeyManager keys = new ReloadingKeyManager(cert, key, LOOK);
+        BigInteger first = keys.certificate().getSerialNumber();
+        install(expired);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                .until(() -> keys.certificate().getSerialNumber().equals(first));
+        // It was looked at: a valid renewal after it is taken.
+        install(ca.node("renewed"));
+        BigInteger renewed = serial(cert);
+        await().atMost(Duration.ofSeconds(5)).until(() -> keys.certificate().getSerialNumber().equals(renewed));
     }
 
     @Test
