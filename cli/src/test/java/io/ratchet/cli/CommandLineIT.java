@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.cli.ScriptRunner.Run;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -14,16 +15,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,22 +32,24 @@ import org.junit.jupiter.api.io.TempDir;
  * built jar, and {@code scripts/ratchet} drives them. Runs after packaging (failsafe).
  */
 class CommandLineIT {
-    private static final Path HOME = Path.of(System.getProperty("ratchet.home", "..")).toAbsolutePath().normalize();
+    private static final Path HOME = ScriptRunner.HOME;
 
     @TempDir
     static Path data;
+    private static ScriptRunner scripts;
 
     @BeforeAll
     static void startCluster() throws Exception {
+        scripts = new ScriptRunner(data, 3);
         Run start = run(List.of("scripts/cluster", "start"), 180);
-        assertEquals(0, start.code, start.toString());
-        assertTrue(start.out.contains("n1=127.0.0.1:"), "start prints the peers: " + start);
+        assertEquals(0, start.code(), start.toString());
+        assertTrue(start.out().contains("n1=127.0.0.1:"), "start prints the peers: " + start);
     }
 
     @AfterAll
     static void stopCluster() throws Exception {
         Run stop = run(List.of("scripts/cluster", "stop"), 60);
-        assertEquals(0, stop.code, stop.toString());
+        assertEquals(0, stop.code(), stop.toString());
     }
 
     @Test
@@ -113,11 +112,11 @@ class CommandLineIT {
                 List.of("frobnicate"));
         for (List<String> args : bad) {
             Run r = ratchet(args);
-            assertEquals(ExitCode.INVALID, r.code, r.toString());
-            assertFalse(r.err.isBlank(), "a message says what is wrong: " + r);
+            assertEquals(ExitCode.INVALID, r.code(), r.toString());
+            assertFalse(r.err().isBlank(), "a message says what is wrong: " + r);
         }
         Run withJson = ratchet(List.of("put", "bad/null", "null", "--index", "0", "--json"));
-        assertEquals("invalid_request", Json.parse(withJson.out).get("error").asText());
+        assertEquals("invalid_request", Json.parse(withJson.out()).get("error").asText());
         assertEquals(0, json(0, "list", "--prefix", "bad/").get("items").size());
     }
 
@@ -145,7 +144,7 @@ class CommandLineIT {
         assertTrue(deleted.get("document").isNull());
         JsonNode gone = json(1, "doc", "get", "customers/7");
         assertEquals(0, gone.get("guardIndex").asLong());
-        assertEquals(1, ratchet(List.of("get", "rvn-atomic/customers/7")).code, "the guard went with the document");
+        assertEquals(1, ratchet(List.of("get", "rvn-atomic/customers/7")).code(), "the guard went with the document");
     }
 
     @Test
@@ -197,7 +196,7 @@ class CommandLineIT {
         assertTrue(json(0, "lock", "release", "printer", "--index", String.valueOf(current)).get("released").asBoolean());
 
         Run zero = ratchet(List.of("lock", "acquire", "printer", "--lease", "0s"));
-        assertEquals(ExitCode.INVALID, zero.code, zero.toString());
+        assertEquals(ExitCode.INVALID, zero.code(), zero.toString());
         assertEquals(0, json(0, "list", "--prefix", "locks/printer").get("items").size(), "released, and nothing else written");
     }
 
@@ -229,32 +228,32 @@ class CommandLineIT {
 
         json(0, "put", "chaos/before", "1", "--index", "0");
         Run killed = run(List.of("scripts/cluster", "kill-leader"), 60);
-        assertEquals(0, killed.code, killed.toString());
-        assertEquals(leader, killed.out.trim());
+        assertEquals(0, killed.code(), killed.toString());
+        assertEquals(leader, killed.out().trim());
 
         assertTrue(json(0, "put", "chaos/after", "2", "--index", "0").get("successful").asBoolean());
         assertEquals(1, json(0, "get", "chaos/before").get("value").asInt());
         assertNotEquals(leader, json(0, "status").get("leader").asText());
 
         Run restarted = run(List.of("scripts/cluster", "start-node", leader), 60);
-        assertEquals(0, restarted.code, restarted.toString());
+        assertEquals(0, restarted.code(), restarted.toString());
     }
 
     @Test
     void anUnreachableClusterExitsThreeForReadsAndForWritesThatCertainlyWereNotApplied() throws Exception {
         String nowhere = "127.0.0.1:" + freePort();
-        assertEquals(ExitCode.UNAVAILABLE, ratchet(List.of("get", "k", "--peers", nowhere, "--timeout", "2s")).code);
+        assertEquals(ExitCode.UNAVAILABLE, ratchet(List.of("get", "k", "--peers", nowhere, "--timeout", "2s")).code());
         // No connection could be made, so the write never left the client: not an unknown outcome.
         Run write = ratchet(List.of("put", "k", "1", "--index", "0", "--peers", nowhere, "--timeout", "2s", "--json"));
-        assertEquals(ExitCode.UNAVAILABLE, write.code, write.toString());
-        assertEquals("cluster_unavailable", Json.parse(write.out).get("error").asText());
+        assertEquals(ExitCode.UNAVAILABLE, write.code(), write.toString());
+        assertEquals("cluster_unavailable", Json.parse(write.out()).get("error").asText());
     }
 
     @Test
     void everyNodeServesTheHttpApiAndConsoleAtTheUrlsTheScriptPrints() throws Exception {
         Run urls = run(List.of("scripts/cluster", "urls", "--api"), 30);
-        assertEquals(0, urls.code, urls.toString());
-        List<String> each = urls.out.lines().toList();
+        assertEquals(0, urls.code(), urls.toString());
+        List<String> each = urls.out().lines().toList();
         assertEquals(3, each.size(), urls.toString());
         HttpClient http = HttpClient.newHttpClient();
         HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(each.get(0) + "v1/items/tour/http"))
@@ -278,11 +277,11 @@ class CommandLineIT {
     @Test
     void theScriptListsEachNodesMetricsAndHealthUrlsAndEachAnswers() throws Exception {
         Run urls = run(List.of("scripts/cluster", "urls"), 30);
-        assertEquals(0, urls.code, urls.toString());
+        assertEquals(0, urls.code(), urls.toString());
         HttpClient http = HttpClient.newHttpClient();
         int metrics = 0;
         int ready = 0;
-        for (String line : urls.out.lines().toList()) {
+        for (String line : urls.out().lines().toList()) {
             String url = line.split(" +")[1];
             // Another test restarts a node; it is ready again once it has caught up.
             HttpResponse<String> answer = await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(
@@ -304,9 +303,9 @@ class CommandLineIT {
         json(0, "put", "shared-options/k", "7", "--index", "0");
         Run before = ratchet(List.of("--json", "get", "shared-options/k"));
         Run after = ratchet(List.of("get", "shared-options/k", "--json"));
-        assertEquals(0, before.code, before.toString());
-        assertEquals(7, Json.parse(before.out).get("value").asInt());
-        assertEquals(before.out, after.out, "--json before the command means what it means after it");
+        assertEquals(0, before.code(), before.toString());
+        assertEquals(7, Json.parse(before.out()).get("value").asInt());
+        assertEquals(before.out(), after.out(), "--json before the command means what it means after it");
 
         // The first call that reached the cluster recorded its classes; the archive is dumped behind it.
         Path archives = HOME.resolve("cli/target/cds");
@@ -316,9 +315,9 @@ class CommandLineIT {
             }
         });
         Run mapped = ratchet(List.of("--json", "get", "shared-options/k"));
-        assertEquals(0, mapped.code, mapped.toString());
-        assertEquals(before.out, mapped.out);
-        assertFalse(mapped.err.contains("cds"), "the archive is used silently: " + mapped.err);
+        assertEquals(0, mapped.code(), mapped.toString());
+        assertEquals(before.out(), mapped.out());
+        assertFalse(mapped.err().contains("cds"), "the archive is used silently: " + mapped.err());
     }
 
     @Test
@@ -351,20 +350,20 @@ class CommandLineIT {
             int written = 0;
             for (int i = 0; i < 20 && refused == null; i++) {
                 Run put = ratchet(List.of("put", "quota/" + i, big, "--index", "0"));
-                if (put.code == ExitCode.QUOTA_EXCEEDED) {
+                if (put.code() == ExitCode.QUOTA_EXCEEDED) {
                     refused = put;
-                    assertEquals(1, ratchet(List.of("get", "quota/" + i)).code, "nothing was written");
+                    assertEquals(1, ratchet(List.of("get", "quota/" + i)).code(), "nothing was written");
                 } else {
-                    assertEquals(0, put.code, put.toString());
+                    assertEquals(0, put.code(), put.toString());
                     written++;
                 }
             }
             assertTrue(refused != null && written >= 2, "1 MiB takes a few 100 KB values, then refuses: " + written);
-            assertTrue(refused.err.contains("storage quota exceeded") && refused.err.contains("of 1048576 bytes"),
-                    refused.err);
+            assertTrue(refused.err().contains("storage quota exceeded") && refused.err().contains("of 1048576 bytes"),
+                    refused.err());
             JsonNode full = json(0, "quota");
             assertTrue(full.get("alarm").asBoolean(), full.toString());
-            assertEquals(2, ratchet(List.of("quota", "set", "lots")).code, "a size that is no size is refused");
+            assertEquals(2, ratchet(List.of("quota", "set", "lots")).code(), "a size that is no size is refused");
         } finally {
             json(0, "quota", "set", "256MiB");
         }
@@ -377,68 +376,16 @@ class CommandLineIT {
         List<String> all = new ArrayList<>(List.of(args));
         all.add("--json");
         Run r = ratchet(all);
-        assertEquals(expectedCode, r.code, r.toString());
-        return Json.parse(r.out);
+        assertEquals(expectedCode, r.code(), r.toString());
+        return Json.parse(r.out());
     }
 
     private static Run ratchet(List<String> args) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add("scripts/ratchet");
-        command.addAll(args);
-        return run(command, 60);
-    }
-
-    record Run(int code, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
-        }
+        return scripts.ratchet(args);
     }
 
     private static Run run(List<String> command, int timeoutSeconds) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(command).directory(HOME.toFile());
-        Map<String, String> env = pb.environment();
-        env.remove("RATCHET_PEERS");
-        env.put("RATCHET_DATA", data.toString());
-        env.putIfAbsent("RATCHET_BASE_PORT", String.valueOf(basePort()));
-        pb.redirectOutput(data.resolve("out.txt").toFile());
-        pb.redirectError(data.resolve("err.txt").toFile());
-        Process p = pb.start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(command + " did not finish in " + timeoutSeconds + " s");
-        }
-        return new Run(p.exitValue(),
-                java.nio.file.Files.readString(data.resolve("out.txt"), StandardCharsets.UTF_8),
-                java.nio.file.Files.readString(data.resolve("err.txt"), StandardCharsets.UTF_8));
-    }
-
-    private static Integer base;
-
-    /** A base port whose node and HTTP ports are free now; chosen once, used for the whole class. */
-    private static synchronized int basePort() throws IOException {
-        if (base == null) {
-            for (int tries = 0; base == null && tries < 50; tries++) {
-                int candidate = ThreadLocalRandom.current().nextInt(20_000, 31_000); // below the ephemeral range
-                // The nodes' ports, and their HTTP ports (scripts/cluster puts them at BASE+11..).
-                if (free(candidate + 1) && free(candidate + 2) && free(candidate + 3)
-                        && free(candidate + 11) && free(candidate + 12) && free(candidate + 13)) {
-                    base = candidate;
-                }
-            }
-            if (base == null) {
-                throw new IOException("no three free consecutive ports found");
-            }
-        }
-        return base;
-    }
-
-    private static boolean free(int port) {
-        try (ServerSocket s = new ServerSocket(port)) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        return scripts.run(command, timeoutSeconds);
     }
 
     private static int freePort() throws IOException {
