@@ -25,6 +25,7 @@ public final class LoadRunner {
     private final Workload workload;
     private final int clients;
     private final PrintStream progress;
+    private final CpuMeter cpu;
 
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicBoolean measuring = new AtomicBoolean();
@@ -39,10 +40,11 @@ public final class LoadRunner {
     private volatile String lastError;
 
     public LoadRunner(RatchetClient client, Workload workload, int clients, PrintStream progress) {
-        this(List.of(client), workload, clients, progress);
+        this(List.of(client), workload, clients, progress, new CpuMeter(List.of()));
     }
 
-    public LoadRunner(List<RatchetClient> instances, Workload workload, int clients, PrintStream progress) {
+    /** @param cpu what the CPU per operation is read from (the node processes' when they run on this machine) */
+    public LoadRunner(List<RatchetClient> instances, Workload workload, int clients, PrintStream progress, CpuMeter cpu) {
         if (clients < 1) {
             throw new IllegalArgumentException("at least one client is needed, not " + clients);
         }
@@ -53,6 +55,7 @@ public final class LoadRunner {
         this.workload = workload;
         this.clients = clients;
         this.progress = progress;
+        this.cpu = cpu;
     }
 
     public BenchReport run(Duration warmup, Duration measured) throws InterruptedException {
@@ -82,11 +85,13 @@ public final class LoadRunner {
         try {
             tick("warm-up", warmup);
             latencyMicros.getIntervalHistogram();
+            CpuMeter.Reading cpuBefore = cpu.read();
             measuring.set(true);
             long start = System.nanoTime();
             tick("measure", measured);
             measuring.set(false);
             double seconds = (System.nanoTime() - start) / 1e9;
+            CpuMeter.Reading cpuAfter = cpu.read();
             Histogram h = latencyMicros.getIntervalHistogram();
             long committed = commits.sum();
             long most = Arrays.stream(perClient).mapToLong(LongAdder::sum).max().orElse(0);
@@ -94,7 +99,9 @@ public final class LoadRunner {
             return new BenchReport(workload.label(), clients, instances.size(), seconds, committed / seconds,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0,
                     committed == 0 ? 0 : (double) attempts.sum() / committed, exhausted.sum(), errors.sum(),
-                    least == 0 ? Double.NaN : (double) most / least);
+                    least == 0 ? Double.NaN : (double) most / least,
+                    CpuMeter.microsPerOperation(cpuBefore.nodes(), cpuAfter.nodes(), committed),
+                    CpuMeter.microsPerOperation(cpuBefore.bench(), cpuAfter.bench(), committed));
         } finally {
             stopping.set(true);
             for (Thread t : threads) {

@@ -1,6 +1,7 @@
 package io.ratchet.cli;
 
 import io.ratchet.bench.BenchReport;
+import io.ratchet.bench.CpuMeter;
 import io.ratchet.bench.LoadRunner;
 import io.ratchet.bench.Workload;
 import io.ratchet.client.Durations;
@@ -34,6 +35,9 @@ final class BenchCommand extends ClientCommand {
     @Option(names = "--run", description = "name the keys the run works on (bench/NAME/): a run of the same name "
             + "reuses the counters an earlier one made (default: a new name each run)")
     String run;
+    @Option(names = "--node-pids", split = ",", description = "process ids of the node JVMs, when they run on this "
+            + "machine: the line then says what CPU they used per committed operation (scripts/bench --start gives them)")
+    List<Long> nodePids = new ArrayList<>();
 
     private final List<RatchetClient> extra = new ArrayList<>();
 
@@ -56,7 +60,7 @@ final class BenchCommand extends ClientCommand {
         Workload w = Workload.parse(workload);
         BenchReport report;
         try {
-            LoadRunner runner = new LoadRunner(instances(c), w, clients, System.err);
+            LoadRunner runner = new LoadRunner(instances(c), w, clients, System.err, new CpuMeter(nodePids));
             report = run == null ? runner.run(Durations.parse(warmup), Durations.parse(duration))
                     : runner.run(run, Durations.parse(warmup), Durations.parse(duration));
         } catch (InterruptedException e) {

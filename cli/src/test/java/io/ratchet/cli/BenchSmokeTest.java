@@ -51,9 +51,12 @@ class BenchSmokeTest {
                     "--clients", "2", "--client-instances", "2", "--warmup", "0s", "--duration", "1s")));
             List<String> fields = new ArrayList<>();
             line.fieldNames().forEachRemaining(fields::add);
-            // peerbench's fields, in its order, then how evenly the clients were served
+            // peerbench's fields, in its order, then how evenly the clients were served and the CPU an operation took
             assertEquals(List.of("system", "workload", "clients", "instances", "seconds", "commits_per_s", "p50_ms", "p99_ms",
-                    "attempts_per_commit", "exhausted", "errors", "client_spread"), fields);
+                    "attempts_per_commit", "exhausted", "errors", "client_spread", "node_cpu_us_per_op", "bench_cpu_us_per_op"),
+                    fields);
+            assertTrue(line.get("node_cpu_us_per_op").isNull(), "no node pids given: " + line);
+            assertTrue(line.get("bench_cpu_us_per_op").asDouble() > 0, line.toString());
             assertTrue(line.get("client_spread").isNull() || line.get("client_spread").asDouble() >= 1.0, line.toString());
             assertEquals(2, line.get("instances").asInt());
             assertEquals("ratchet", line.get("system").asText());

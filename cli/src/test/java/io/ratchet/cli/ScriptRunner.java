@@ -60,7 +60,8 @@ final class ScriptRunner {
             p.destroyForcibly();
             throw new AssertionError(command + " did not finish in " + timeoutSeconds + " s");
         }
-        return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
     }
 
     private synchronized int basePort() throws IOException {

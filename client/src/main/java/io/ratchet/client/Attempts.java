@@ -24,8 +24,8 @@ import java.util.function.Supplier;
  * a node and get no answer (each may cost a whole per-attempt timeout). Refusals and refused connections
  * cost no such wait and are bounded by the budget alone, so an election (one to two seconds) cannot use
  * up the attempts before a new leader is there. A failed TLS handshake at every node ends the retries at
- * once: it says the client's TLS files and the cluster's do not fit, which no wait changes. Resending a write is safe only because it carries its
- * client session's sequence number (see {@link ClientSession}).
+ * once: it says the client's TLS files and the cluster's do not fit, which no wait changes. Resending a
+ * write is safe only because it carries its client session's sequence number (see {@link ClientSession}).
  */
 final class Attempts {
     /**

@@ -232,7 +232,8 @@ public final class ClusterAdmin implements AutoCloseable {
 
                         @Override
                         public void onCompleted() {
-                            answer.completeExceptionally(new IllegalStateException("the node at " + address + " sent no answer"));
+                            answer.completeExceptionally(
+                                    new IllegalStateException("the node at " + address + " sent no answer"));
                         }
                     });
         } catch (IOException | RuntimeException e) {
