@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  * The client's retry rules, in one place, decided by the typed outcome of each call and never by the
  * text of an error. One message is sent to the node believed to lead until a node answers it:
  * <ul>
- *   <li>a refusal naming the leader is followed at once;</li>
+ *   <li>a refusal naming the leader is followed at once, and so is the leader a follower names when it
+ *       serves a read (later calls go there);</li>
  *   <li>no leader yet, a node that failed to serve, or no answer: the next node, after a pause that
  *       grows with each failure (full jitter, so clients that failed together do not return together);</li>
  *   <li>an invalid message is final: {@link InvalidRequestException}.</li>
@@ -133,6 +134,10 @@ final class Attempts {
                 if (s.adaptive) {
                     long took = System.nanoTime() - sent;
                     typicalNanos += (took - typicalNanos) / 8;
+                }
+                if (a.leader() != null && !silentNow(s, a.leader())) {
+                    // A follower served it and named the leader: the next call goes there.
+                    transport.follow(a.leader());
                 }
                 return CompletableFuture.completedFuture(new Delivery(a.results(), s.mayHaveApplied));
             }

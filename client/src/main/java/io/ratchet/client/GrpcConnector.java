@@ -1,10 +1,7 @@
 package io.ratchet.client;
 
-import io.ratchet.client.Transport.Answered;
 import io.ratchet.client.Transport.Outcome;
-import io.ratchet.client.Transport.Refused;
 import io.ratchet.client.Transport.Unanswered;
-import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
@@ -111,7 +108,7 @@ final class GrpcConnector implements Transport.Connector {
             public void onNext(byte[] frame) {
                 answered = true;
                 if (frame.length >= Long.BYTES) {
-                    finish(ByteBuffer.wrap(frame).getLong(), decode(Arrays.copyOfRange(frame, Long.BYTES, frame.length)));
+                    finish(ByteBuffer.wrap(frame).getLong(), Transport.outcomeOf(Arrays.copyOfRange(frame, Long.BYTES, frame.length)));
                 }
             }
 
@@ -204,13 +201,6 @@ final class GrpcConnector implements Transport.Connector {
         }
     }
 
-    private static Outcome decode(byte[] answer) {
-        try {
-            return Codec.isRefusal(answer) ? new Refused(Codec.decodeRefusal(answer)) : new Answered(answer);
-        } catch (RuntimeException e) {
-            return new Unanswered("the answer does not parse: " + e.getMessage(), true);
-        }
-    }
 
     /** @param answered whether the stream that failed had been answered before */
     private Outcome unanswered(Throwable t, boolean answered) {

@@ -1,5 +1,6 @@
 package io.ratchet.client;
 
+import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Rpc;
@@ -23,8 +24,11 @@ final class Transport implements AutoCloseable {
     sealed interface Outcome {
     }
 
-    /** The node carried it out: its results message. */
-    record Answered(byte[] results) implements Outcome {
+    /**
+     * The node carried it out: its results message, and, when a follower served a read, where the leader
+     * is ({@link Codec#withLeader}); null otherwise.
+     */
+    record Answered(byte[] results, String leader) implements Outcome {
     }
 
     /** The node did not carry it out, and says why; nothing was written. */
@@ -40,6 +44,18 @@ final class Transport implements AutoCloseable {
     record Unanswered(String why, boolean delivered, boolean tlsRefused) implements Outcome {
         Unanswered(String why, boolean delivered) {
             this(why, delivered, false);
+        }
+    }
+
+    /**
+     * What a node's answer {@code bytes} says, as the front end encodes it: a refusal, or results; an
+     * answer that does not parse is unanswered (and may have been carried out).
+     */
+    static Outcome outcomeOf(byte[] bytes) {
+        try {
+            return Codec.isRefusal(bytes) ? new Refused(Codec.decodeRefusal(bytes)) : new Answered(bytes, Codec.leaderOf(bytes));
+        } catch (RuntimeException e) {
+            return new Unanswered("the answer does not parse: " + e.getMessage(), true);
         }
     }
 

@@ -51,7 +51,8 @@ import java.util.function.Function;
  *       {@link Entry} stamped with the cluster clock, applied with
  *       {@code store.applyEntry(entry, ++index)}, and answered with the encoded results;</li>
  *   <li>{@link Rpc#READ_CALL}: a query message, decoded and validated, answered from the store at any
- *       node (a follower's ReadIndex would ask the leader; here every node shares the one store), or
+ *       node (a follower's ReadIndex would ask the leader; here every node shares the one store; a
+ *       follower's answer names the leader, {@code Codec.withLeader}), or
  *       refused {@link Refusal.Reason#NO_LEADER} when there is no leader. A {@link Query.Watch} answers
  *       at once when the key changed after its index, else when an applied entry changes it, or when its
  *       timeout passes in real time, with the key's state then;</li>
@@ -379,8 +380,8 @@ public final class InProcessCluster implements AutoCloseable {
             }
             switch (method) {
                 case Rpc.WRITE_CALL -> write(address, message, outcome);
-                case Rpc.READ_CALL -> read(message, outcome, false);
-                case Rpc.STALE_READ_CALL -> read(message, outcome, true);
+                case Rpc.READ_CALL -> read(address, message, outcome, false);
+                case Rpc.STALE_READ_CALL -> read(address, message, outcome, true);
                 default -> answer(outcome, Codec.encodeRefusal(Refusal.invalid("unknown call method " + method)));
             }
         } catch (Throwable t) {
@@ -432,7 +433,7 @@ public final class InProcessCluster implements AutoCloseable {
     }
 
     /** As FrontEnd.read / staleRead, then RatchetStateMachine.query. */
-    private void read(byte[] message, CompletableFuture<Outcome> outcome, boolean stale) {
+    private void read(String address, byte[] message, CompletableFuture<Outcome> outcome, boolean stale) {
         Query query;
         try {
             query = Codec.decodeQuery(message);
@@ -465,7 +466,9 @@ public final class InProcessCluster implements AutoCloseable {
                 results = List.of(answerOf(query));
             }
         }
-        answer(outcome, Codec.encodeResults(results));
+        byte[] encoded = Codec.encodeResults(results);
+        String leaderNow = leader;
+        answer(outcome, stale || leaderNow == null || leaderNow.equals(address) ? encoded : Codec.withLeader(encoded, leaderNow));
     }
 
     /** Under the lock. */
@@ -509,12 +512,7 @@ public final class InProcessCluster implements AutoCloseable {
 
     /** Sends an answer as a node's front end would, read back as {@link GrpcConnector} reads it. */
     private void answer(CompletableFuture<Outcome> outcome, byte[] bytes) {
-        Outcome decoded;
-        try {
-            decoded = Codec.isRefusal(bytes) ? new Refused(Codec.decodeRefusal(bytes)) : new Answered(bytes);
-        } catch (RuntimeException e) {
-            decoded = new Unanswered("the answer does not parse: " + e.getMessage(), true);
-        }
+        Outcome decoded = Transport.outcomeOf(bytes);
         Duration delay = answerDelay;
         if (delay.isZero()) {
             outcome.complete(decoded);

@@ -298,6 +298,22 @@ class RatchetClientTest {
     }
 
     @Test
+    void aClientThatOnlyReadsMovesToTheLeaderAFollowerNames() {
+        RatchetClient reader = cluster.client(InProcessCluster.options(N1));
+        cluster.leader(N3);
+        client.put("k", "v", 0);
+        int before = cluster.calls().size();
+
+        for (int i = 0; i < 3; i++) {
+            assertTrue(reader.get("k").isPresent());
+        }
+
+        List<String> served = cluster.calls().subList(before, cluster.calls().size()).stream()
+                .map(InProcessCluster.Call::address).toList();
+        assertEquals(List.of(N1, N3, N3), served, "the follower served the first read, and named the leader for the rest");
+    }
+
+    @Test
     void aTlsHandshakeRefusedBySomeNodesIsSkippedAndByEveryNodeEndsTheRetriesAtOnce() {
         RatchetClient all = cluster.client();
         cluster.refuseTls(N1);

@@ -289,9 +289,25 @@ final class FrontEnd implements AutoCloseable {
             } else if (denied != null) {
                 refuse(answer, denied);
             } else {
-                reply(answer, bytes);
+                reply(answer, withLeaderIfFollower(bytes));
             }
         });
+    }
+
+    /**
+     * A linearizable read's results as this node sends them: a follower adds the leader's address, so that
+     * a client that only reads moves to the leader, where a read is one lease check instead of a ReadIndex
+     * round between two nodes. It still got its answer here.
+     */
+    private byte[] withLeaderIfFollower(byte[] results) {
+        try {
+            DivisionInfo info = division().getInfo();
+            RaftPeerId leader = info.getLeaderId();
+            RaftPeer peer = info.isLeader() || leader == null ? null : division().getRaftConf().getPeer(leader);
+            return peer == null ? results : Codec.withLeader(results, clientAddress(peer));
+        } catch (IOException e) {
+            return results;
+        }
     }
 
     /** A client's gets, each queued with every other client's, answered together in the client's order. */
@@ -386,9 +402,12 @@ final class FrontEnd implements AutoCloseable {
         if (peer == null) {
             return Refusal.noLeader("leader " + leader + " is not in node " + self() + "'s configuration");
         }
+        return Refusal.notLeader(leader.toString(), clientAddress(peer));
+    }
+
+    private static String clientAddress(RaftPeer peer) {
         String client = peer.getClientAddress();
-        String address = client != null && !client.isEmpty() ? client : peer.getAddress();
-        return Refusal.notLeader(leader.toString(), address);
+        return client != null && !client.isEmpty() ? client : peer.getAddress();
     }
 
     /**

@@ -32,6 +32,8 @@ public final class Codec {
     private static final byte KIND_BATCH_ENTRY = 6;
     /** A front end's refusal of a message: see {@link Refusal}. */
     private static final byte KIND_REFUSAL = 7;
+    /** Results a follower served, with the leader's client address after the head (see {@link #withLeader}). */
+    private static final byte KIND_RESULTS_FROM_FOLLOWER = 8;
 
     // commands and transaction operations share one tag space
     private static final byte PUT = 1;
@@ -267,8 +269,43 @@ public final class Codec {
         return encode(KIND_RESULTS, out -> writeResults(out, results));
     }
 
+    /** Results, whether a leader or a follower served them ({@link #withLeader}). */
     public static List<Result> decodeResults(byte[] bytes) {
+        if (kindOf(bytes) == KIND_RESULTS_FROM_FOLLOWER) {
+            return decode(bytes, KIND_RESULTS_FROM_FOLLOWER, in -> {
+                readString(in);
+                return readResults(in);
+            });
+        }
         return decode(bytes, KIND_RESULTS, Codec::readResults);
+    }
+
+    /**
+     * A follower's answer to a linearizable read: the results message {@code results}, and the address
+     * where the leader takes clients. A client that only reads is never refused by a follower (its ReadIndex
+     * asks the leader), so without this it would keep reading through the first node it was given,
+     * costing that node and the leader a round between them for every read.
+     */
+    public static byte[] withLeader(byte[] results, String leaderAddress) {
+        if (kindOf(results) != KIND_RESULTS) {
+            throw new IllegalArgumentException("not a results message");
+        }
+        return encode(KIND_RESULTS_FROM_FOLLOWER, out -> {
+            writeString(out, leaderAddress);
+            out.write(results, 2, results.length - 2);
+        });
+    }
+
+    /** The leader's address a follower's results carry ({@link #withLeader}), or null. */
+    public static String leaderOf(byte[] results) {
+        if (kindOf(results) != KIND_RESULTS_FROM_FOLLOWER) {
+            return null;
+        }
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(results, 2, results.length - 2))) {
+            return readString(in);
+        } catch (IOException e) {
+            throw new InvalidCommandException("results message cannot be decoded: " + e.getMessage(), e);
+        }
     }
 
     // ---- requests and commands

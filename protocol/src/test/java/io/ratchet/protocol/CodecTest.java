@@ -77,6 +77,10 @@ class CodecTest {
                 new Result.Contention(1_700_000_000_000L, List.of(new Result.KeyContention("counters/hot", 9, 3, 6))),
                 new Result.Contention(0, List.of()));
         assertEquals(results, Codec.decodeResults(Codec.encodeResults(results)));
+        byte[] fromFollower = Codec.withLeader(Codec.encodeResults(results), "127.0.0.1:7103");
+        assertEquals(results, Codec.decodeResults(fromFollower), "a follower's results read as any");
+        assertEquals("127.0.0.1:7103", Codec.leaderOf(fromFollower));
+        assertEquals(null, Codec.leaderOf(Codec.encodeResults(results)));
         Refusal refusal = new Refusal(Refusal.Reason.NOT_LEADER, "n2", "127.0.0.1:7102", "not the leader", true);
         assertEquals(refusal, Codec.decodeRefusal(Codec.encodeRefusal(refusal)));
     }
