@@ -2,6 +2,7 @@ package io.ratchet.client;
 
 import io.ratchet.client.Transport.Outcome;
 import io.ratchet.client.Transport.Unanswered;
+import io.ratchet.client.tls.Causes;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
@@ -224,13 +225,11 @@ final class GrpcConnector implements Transport.Connector {
      * stream that was never answered is the handshake's too.
      */
     private static SSLException tlsFailure(Throwable t, boolean answered) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof SSLHandshakeException || c instanceof NotSslRecordException
-                    || (!answered && c instanceof SSLException)) {
-                return (SSLException) c;
-            }
+        SSLException handshake = Causes.find(t, SSLHandshakeException.class);
+        if (handshake == null) {
+            handshake = Causes.find(t, NotSslRecordException.class);
         }
-        return null;
+        return handshake != null || answered ? handshake : Causes.find(t, SSLException.class);
     }
 
     private static Throwable rootCause(Throwable t) {

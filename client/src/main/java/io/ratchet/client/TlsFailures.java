@@ -1,5 +1,6 @@
 package io.ratchet.client;
 
+import io.ratchet.client.tls.Causes;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import javax.net.ssl.SSLException;
@@ -14,18 +15,16 @@ final class TlsFailures {
         if (failure instanceof NotSslRecordException) {
             return "the node does not speak TLS (its port is plaintext): connect without a CA file";
         }
-        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof CertificateExpiredException expired) {
-                return "the node's certificate expired (" + expired.getMessage() + "): the node needs a renewed one";
-            }
+        CertificateExpiredException expired = Causes.find(failure, CertificateExpiredException.class);
+        if (expired != null) {
+            return "the node's certificate expired (" + expired.getMessage() + "): the node needs a renewed one";
         }
-        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            // What this client's trust manager refused: the node's certificate (its issuer, its dates, or
-            // the names it holds against the address connected to).
-            if (c instanceof CertificateException refused) {
-                return "the node's certificate is not trusted with the CA file " + credentials.caFile() + ": "
-                        + refused.getMessage();
-            }
+        // What this client's trust manager refused: the node's certificate (its issuer, its dates, or the
+        // names it holds against the address connected to).
+        CertificateException refused = Causes.find(failure, CertificateException.class);
+        if (refused != null) {
+            return "the node's certificate is not trusted with the CA file " + credentials.caFile() + ": "
+                    + refused.getMessage();
         }
         return "the node refused the TLS handshake (" + failure.getMessage() + ")"
                 + (credentials.certFile() == null ? "" : "; is the client certificate " + credentials.certFile()

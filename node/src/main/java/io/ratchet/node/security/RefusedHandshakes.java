@@ -1,5 +1,6 @@
 package io.ratchet.node.security;
 
+import io.ratchet.client.tls.Causes;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import javax.net.ssl.SSLException;
@@ -90,24 +91,19 @@ final class RefusedHandshakes implements InternalProtocolNegotiator.ProtocolNego
      * before its handshake, as a port probe does, is none).
      */
     private static Refusal refusal(Throwable cause) {
-        for (Throwable c = cause; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            // Deepest in the chain, under the validator's "validity check failed".
-            if (c instanceof CertificateExpiredException expired) {
-                return new Refusal("expired", "its certificate expired (" + expired.getMessage() + ")");
-            }
+        // An expiry lies deepest, under the validator's "validity check failed": looked for first.
+        CertificateExpiredException expired = Causes.find(cause, CertificateExpiredException.class);
+        if (expired != null) {
+            return new Refusal("expired", "its certificate expired (" + expired.getMessage() + ")");
         }
-        SSLException tls = null;
-        for (Throwable c = cause; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof NotSslRecordException) {
-                return new Refusal("plaintext", "a plaintext connection (this port speaks only TLS)");
-            }
-            if (c instanceof CertificateException refused) {
-                return new Refusal("certificate", "its certificate is not trusted: " + refused.getMessage());
-            }
-            if (tls == null && c instanceof SSLException s) {
-                tls = s;
-            }
+        if (Causes.find(cause, NotSslRecordException.class) != null) {
+            return new Refusal("plaintext", "a plaintext connection (this port speaks only TLS)");
         }
+        CertificateException refused = Causes.find(cause, CertificateException.class);
+        if (refused != null) {
+            return new Refusal("certificate", "its certificate is not trusted: " + refused.getMessage());
+        }
+        SSLException tls = Causes.find(cause, SSLException.class);
         return tls == null ? null : new Refusal("handshake", "the TLS handshake failed (often: the client does not trust "
                 + "this node's certificate): " + tls.getMessage());
     }
