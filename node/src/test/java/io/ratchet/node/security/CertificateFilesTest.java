@@ -79,7 +79,7 @@ class CertificateFilesTest {
         TlsFiles second = ca.node("second");
 
         Files.copy(second.cert(), cert, StandardCopyOption.REPLACE_EXISTING);
-        await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(1))
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
                 .until(() -> keys.certificate().getSerialNumber().equals(first));
 
         Files.copy(second.key(), key, StandardCopyOption.REPLACE_EXISTING);
