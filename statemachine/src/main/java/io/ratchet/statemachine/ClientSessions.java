@@ -3,6 +3,8 @@ package io.ratchet.statemachine;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Result;
+import io.ratchet.statemachine.kv.Cursor;
+import io.ratchet.statemachine.kv.Overlay;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -20,7 +22,12 @@ import java.util.function.Supplier;
  *
  * <p>Deterministic like the rest of the store: a session expires when {@code timeout} of cluster time
  * passes without a write in it, and when more than {@link #MAX_SESSIONS} are open the one idle longest
- * goes first. Every replica expires the same sessions at the same entry. Not thread-safe.
+ * goes first. Every replica expires the same sessions at the same entry.
+ *
+ * <p>Each session is one record in the store (its timeout, last activity, last sequence number and that
+ * message's results). What deciding needs (all but the results) is also held here, at most
+ * {@link #MAX_SESSIONS} small objects whatever the state's size, and read back from the records when the
+ * store opens; the results are read from the store only for a resend. Not thread-safe.
  */
 final class ClientSessions {
     /** Open sessions at most; opening one more expires the one idle longest. */
@@ -33,8 +40,6 @@ final class ClientSessions {
         long lastActive;
         /** The sequence number of the latest message applied (0 before the first). */
         long lastSequence;
-        /** That message's results, for a resend of it; null before the first. */
-        List<Result> lastResults;
         /** What this session counts for ({@link Footprint#session}), kept so it is counted once per change. */
         long footprint;
 
@@ -58,10 +63,53 @@ final class ClientSessions {
         }
     }
 
+    private final Overlay state;
     private final Map<Long, Session> sessions = new HashMap<>();
     private final NavigableSet<Expiry> byExpiry = new TreeSet<>();
     /** The open sessions' {@link Footprint}s, summed. */
     private long footprint;
+
+    /** The sessions the store holds. */
+    ClientSessions(Overlay state) {
+        this.state = state;
+        byte[] from = StateKeys.single(StateKeys.SESSION);
+        try (Cursor c = state.scan(from, StateKeys.after(from))) {
+            while (c.next()) {
+                Stored stored = SnapshotCodec.parse(c.value(), ClientSessions::readStored);
+                Session s = new Session(StateKeys.getLong(c.key(), 1), stored.timeoutMillis, stored.lastActive);
+                s.lastSequence = stored.lastSequence;
+                s.footprint = Footprint.session(stored.lastResults);
+                index(s);
+            }
+        }
+    }
+
+    /** A session's record as the store holds it. */
+    private record Stored(long timeoutMillis, long lastActive, long lastSequence, List<Result> lastResults) {
+    }
+
+    private static Stored readStored(java.io.DataInputStream in) throws java.io.IOException {
+        long timeout = in.readLong();
+        long lastActive = in.readLong();
+        long lastSequence = in.readLong();
+        List<Result> results = lastSequence > 0 ? List.copyOf(SnapshotCodec.readResults(in)) : null;
+        return new Stored(timeout, lastActive, lastSequence, results);
+    }
+
+    private void store(Session s, List<Result> lastResults) {
+        state.put(key(s.id), SnapshotCodec.bytes(out -> {
+            out.writeLong(s.timeoutMillis);
+            out.writeLong(s.lastActive);
+            out.writeLong(s.lastSequence);
+            if (s.lastSequence > 0) {
+                SnapshotCodec.writeResults(out, lastResults);
+            }
+        }));
+    }
+
+    private static byte[] key(long id) {
+        return StateKeys.numbered(StateKeys.SESSION, id, null);
+    }
 
     /** Opens a session, or answers as before when it is open already (a resent open). */
     Result open(Command.OpenSession open, long clusterTime) {
@@ -71,7 +119,7 @@ final class ClientSessions {
                 remove(sessions.get(byExpiry.first().id()));
             }
             s = new Session(open.id(), open.timeoutMillis(), clusterTime);
-            restore(s);
+            restore(s, null);
         }
         return new Result.SessionOpened(s.id, s.timeoutMillis);
     }
@@ -87,23 +135,41 @@ final class ClientSessions {
             return Collections.nCopies(batch.commandCount(), new Result.SessionExpired(batch.session()));
         }
         byExpiry.remove(s.expiry());
+        long activeBefore = s.lastActive;
         s.lastActive = Math.max(s.lastActive, clusterTime);
         byExpiry.add(s.expiry());
         if (batch.sequence() == s.lastSequence) {
-            return s.lastResults;
+            List<Result> last = lastResults(s);
+            if (s.lastActive != activeBefore) {
+                store(s, last);
+            }
+            return last;
         }
         if (batch.sequence() < s.lastSequence) {
+            if (s.lastActive != activeBefore) {
+                store(s, lastResults(s));
+            }
             // Its answer was delivered (the client sent a later one): nobody waits for it, and applying
             // it again is what this class exists to prevent.
             return Collections.nCopies(batch.commandCount(), new Result.Rejected("session " + batch.session()
                     + ": sequence " + batch.sequence() + " was applied before and its answer delivered"));
         }
         s.lastSequence = batch.sequence();
-        s.lastResults = List.copyOf(apply.get());
+        List<Result> results = List.copyOf(apply.get());
         footprint -= s.footprint;
-        s.footprint = Footprint.session(s.lastResults);
+        s.footprint = Footprint.session(results);
         footprint += s.footprint;
-        return s.lastResults;
+        store(s, results);
+        return results;
+    }
+
+    /** The results of {@code s}'s latest message, from its record (null before the first). */
+    List<Result> lastResults(Session s) {
+        byte[] v = state.get(key(s.id));
+        if (v == null) {
+            throw new IllegalStateException("session " + s.id + " is open but the store has no record of it");
+        }
+        return SnapshotCodec.parse(v, ClientSessions::readStored).lastResults();
     }
 
     /** Drops the sessions whose timeout has passed at {@code clusterTime}. */
@@ -114,7 +180,9 @@ final class ClientSessions {
                 return;
             }
             it.remove();
-            footprint -= sessions.remove(e.id()).footprint;
+            Session s = sessions.remove(e.id());
+            footprint -= s.footprint;
+            state.delete(key(s.id));
         }
     }
 
@@ -132,16 +200,21 @@ final class ClientSessions {
         return footprint;
     }
 
-    /** For snapshots: every open session, in no particular order. */
+    /** For exports: every open session, in no particular order. */
     Iterable<Session> all() {
         return Collections.unmodifiableCollection(sessions.values());
     }
 
-    /** Puts in a session: a new one, or one read back from a snapshot. */
-    void restore(Session s) {
+    /** Puts in a session: a new one, or one read back from an older snapshot, with its last results. */
+    void restore(Session s, List<Result> lastResults) {
+        s.footprint = Footprint.session(lastResults);
+        index(s);
+        store(s, lastResults);
+    }
+
+    private void index(Session s) {
         sessions.put(s.id, s);
         byExpiry.add(s.expiry());
-        s.footprint = Footprint.session(s.lastResults);
         footprint += s.footprint;
     }
 
@@ -149,5 +222,6 @@ final class ClientSessions {
         byExpiry.remove(s.expiry());
         sessions.remove(s.id);
         footprint -= s.footprint;
+        state.delete(key(s.id));
     }
 }

@@ -15,6 +15,12 @@ import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
+import io.ratchet.protocol.AuthTableCodec;
+import io.ratchet.statemachine.RememberedRequests.Remembered;
+import io.ratchet.statemachine.kv.Cursor;
+import io.ratchet.statemachine.kv.KeyValueStore;
+import io.ratchet.statemachine.kv.MemoryKeyValueStore;
+import io.ratchet.statemachine.kv.Overlay;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -48,32 +54,32 @@ import java.util.TreeSet;
 public final class CompareExchangeStore {
     /** Deleted keys remembered for watches; beyond this the oldest are dropped (see {@link #lastChange}). */
     static final int MAX_TOMBSTONES = 65_536;
+    /** An import commits what it staged each time this much has gathered, so it never holds a whole state. */
+    private static final long IMPORT_CHUNK_BYTES = 4L << 20;
 
+    /** The state: the store, with what the entry being applied has written so far staged above it. */
+    private final Overlay state;
     /** Items by normalized (lower-case) key, in key order, with their expiry order. */
-    private final ItemTable items = new ItemTable();
-    private final NavigableMap<String, Document> documents = new TreeMap<>();
-    /** Normalized key to the index that deleted it, oldest first. */
-    private final LinkedHashMap<String, Long> tombstones = new LinkedHashMap<>();
-    /** Every deletion not in {@code tombstones} happened at or before this index. */
-    private long tombstoneWatermark;
-    private final Map<String, Remembered> remembered = new HashMap<>();
+    private final Items items;
+    private final Tombstones tombstones;
+    private final RememberedRequests remembered;
     private final RequestFingerprint fingerprints = new RequestFingerprint();
-    private final NavigableSet<Expiring> rememberedUntil = new TreeSet<>();
-    private final ClientSessions sessions = new ClientSessions();
-    /** The documents' and the remembered results' {@link Footprint}s, summed (the items' own their table). */
+    private final ClientSessions sessions;
+    /** The documents' {@link Footprint}s, summed (the items' own their table). */
     private long documentBytes;
-    private long rememberedBytes;
     /** The most the state may count (see {@link Footprint}); writes that would pass it are refused. */
-    private long quota = Limits.DEFAULT_QUOTA_BYTES;
+    private long quota;
     /** Whether a {@link Command.SetQuota} ever applied (else {@link #quota} is the default). */
     private boolean quotaSet;
     /**
      * Who may do what. Not counted against the quota: a few users and grants, and refusing a change to
      * them would refuse the administrator the means to manage a full cluster.
      */
-    private AuthTable auth = AuthTable.EMPTY;
+    private AuthTable auth;
     private long clusterTime;
     private long lastEntryIndex;
+    /** The Raft term of the last entry (0 when the caller does not say): kept so the state names its entry. */
+    private long lastEntryTerm;
     /** Told of every condition evaluated; not state (see {@link KeyContention}). */
     private KeyContention contention;
     /**
@@ -85,22 +91,52 @@ public final class CompareExchangeStore {
     /** The tombstone watermark before the last entry (see {@link #watermarkBefore}). */
     private long watermarkBefore;
 
-    /** Something that lapses at a cluster time; ordered by that time, then by id. */
-    record Expiring(long at, String id) implements Comparable<Expiring> {
-        @Override
-        public int compareTo(Expiring o) {
-            int c = Long.compare(at, o.at);
-            return c != 0 ? c : id.compareTo(o.id);
-        }
+    /** An empty store in memory, for tests: the same rules, nothing kept. */
+    public CompareExchangeStore() {
+        this(new MemoryKeyValueStore());
     }
 
     /**
-     * The results of an idempotent request, kept until cluster time passes {@code until}, with a
-     * fingerprint of the request's commands so a key reused for a different request is refused.
-     * {@code canonical} says which fingerprint: {@link RequestFingerprint}'s, or (read from a snapshot of
-     * format 3 or older) the hash of the request's wire encoding, which was used before.
+     * The state {@code kv} holds (an empty one when it holds none). Changes are written to it entry by
+     * entry, each entry's whole with its index.
+     *
+     * @throws IllegalStateException when it holds a layout this build does not read
      */
-    record Remembered(long until, long fingerprint, boolean canonical, List<Result> results) {
+    public CompareExchangeStore(KeyValueStore kv) {
+        this.state = new Overlay(kv);
+        StoreMeta meta = StoreMeta.read(kv);
+        if (meta == null) {
+            meta = StoreMeta.empty(Limits.DEFAULT_QUOTA_BYTES);
+        }
+        lastEntryIndex = meta.lastEntryIndex();
+        lastEntryTerm = meta.lastEntryTerm();
+        clusterTime = meta.clusterTime();
+        items = new Items(state, meta.itemCount(), meta.itemFootprint());
+        documentBytes = meta.documentBytes();
+        remembered = new RememberedRequests(state, meta.rememberedBytes());
+        tombstones = new Tombstones(state, meta.tombstoneCount(), meta.tombstoneWatermark());
+        quota = meta.quota();
+        quotaSet = meta.quotaSet();
+        byte[] table = kv.get(StateKeys.single(StateKeys.AUTH));
+        auth = table == null ? AuthTable.EMPTY : SnapshotCodec.parse(table, AuthTableCodec::read);
+        sessions = new ClientSessions(state);
+        watermarkBefore = tombstones.watermark();
+    }
+
+    /** Whether the store holds a state (any entry applied, or imported). */
+    public static boolean holdsState(KeyValueStore kv) {
+        return StoreMeta.read(kv) != null;
+    }
+
+    private StoreMeta meta() {
+        return new StoreMeta(lastEntryIndex, lastEntryTerm, clusterTime, items.size(), items.footprint(),
+                documentBytes, remembered.bytes(), tombstones.size(), tombstones.watermark(), quota, quotaSet);
+    }
+
+    /** Writes what the entry (or command) staged, with the store's position, at once. */
+    private void commit() {
+        state.put(StoreMeta.key(), meta().encode());
+        state.commit();
     }
 
     /**
@@ -113,10 +149,22 @@ public final class CompareExchangeStore {
      *                               index would break the no-ABA guarantee, so it is a bug, not input
      */
     public List<Result> applyEntry(Entry entry, long logIndex) {
+        return applyEntry(entry, logIndex, lastEntryTerm);
+    }
+
+    /**
+     * {@link #applyEntry(Entry, long)}, recording {@code logTerm} as the term of the entry: the state then
+     * names the entry it holds by index and term, which is what Raft resumes from after a restart.
+     *
+     * @throws io.ratchet.statemachine.kv.StorageException when the store cannot write: the entry is then
+     *                                                     not applied, and this store must not be used on
+     */
+    public List<Result> applyEntry(Entry entry, long logIndex, long logTerm) {
         if (logIndex <= lastEntryIndex) {
             throw new IllegalStateException("log index " + logIndex + " applied after " + lastEntryIndex);
         }
         lastEntryIndex = logIndex;
+        lastEntryTerm = logTerm;
         startChanges();
         clusterTime = Math.max(clusterTime, entry.stamp());
         forgetLapsedRequests();
@@ -129,6 +177,7 @@ public final class CompareExchangeStore {
                 results.addAll(sessions.apply(batch, clusterTime, () -> applyRequests(batch, logIndex)));
             }
         }
+        commit();
         return results;
     }
 
@@ -159,7 +208,7 @@ public final class CompareExchangeStore {
         }
         if (key != null && request.retentionMillis() > 0) {
             long until = clusterTime + Math.min(request.retentionMillis(), Request.MAX_RETENTION_MILLIS);
-            remember(key, new Remembered(until, fingerprint, true, List.copyOf(results)));
+            remembered.put(key, new Remembered(until, fingerprint, true, List.copyOf(results)));
         }
         return results;
     }
@@ -180,21 +229,7 @@ public final class CompareExchangeStore {
     }
 
     private void forgetLapsedRequests() {
-        for (Iterator<Expiring> it = rememberedUntil.iterator(); it.hasNext(); ) {
-            Expiring e = it.next();
-            if (e.at() > clusterTime) {
-                break;
-            }
-            it.remove();
-            Remembered r = remembered.remove(e.id());
-            rememberedBytes -= Footprint.remembered(e.id(), r.results());
-        }
-    }
-
-    private void remember(String key, Remembered r) {
-        remembered.put(key, r);
-        rememberedUntil.add(new Expiring(r.until(), key));
-        rememberedBytes += Footprint.remembered(key, r.results());
+        remembered.forgetLapsed(clusterTime);
     }
 
     /**
@@ -204,7 +239,9 @@ public final class CompareExchangeStore {
      */
     public Result apply(Command command, long logIndex, long clusterTime) {
         startChanges();
-        return applyCommand(command, logIndex, clusterTime);
+        Result result = applyCommand(command, logIndex, clusterTime);
+        commit();
+        return result;
     }
 
     private Result applyCommand(Command command, long logIndex, long clusterTime) {
@@ -235,6 +272,7 @@ public final class CompareExchangeStore {
             } catch (InvalidCommandException e) {
                 return new Result.Rejected(e.getMessage());
             }
+            storeAuth();
             return new Result.AuthState(auth.withoutSecrets());
         }
         Command.Op op = (Command.Op) command;
@@ -258,6 +296,11 @@ public final class CompareExchangeStore {
      * The refusal of a write that would add {@code growth} to the state and take it over its quota; null
      * when it may go ahead. A write that adds nothing is never refused, so deletes always free space.
      */
+    private void storeAuth() {
+        AuthTable table = auth;
+        state.put(StateKeys.single(StateKeys.AUTH), SnapshotCodec.bytes(out -> AuthTableCodec.write(out, table)));
+    }
+
     private Result overQuota(long growth) {
         long used = used();
         return growth > 0 && used + growth > quota ? new Result.QuotaExceeded(used, quota, growth) : null;
@@ -356,14 +399,14 @@ public final class CompareExchangeStore {
                     creates ? logIndex : current.createdIndex(), expiresAt, metadata), null, null);
         }
         if (op instanceof Command.PutDocument d) {
-            Document existing = documents.get(Keys.normalize(d.id()));
+            Document existing = document(d.id());
             String spelling = existing == null ? d.id() : existing.id();
             Item guard = new Item(Document.guardKey(spelling), Json.write(Map.of("Id", spelling)), logIndex,
                     current == null ? logIndex : current.createdIndex(), 0, null);
             return new Planned(op, current, guard, existing, new Document(spelling, d.json(), logIndex));
         }
         if (op instanceof Command.DeleteDocument d) {
-            return new Planned(op, current, null, documents.get(Keys.normalize(d.id())), null);
+            return new Planned(op, current, null, document(d.id()), null);
         }
         if (op instanceof Command.Delete) {
             return new Planned(op, current, null, null, null);
@@ -379,10 +422,12 @@ public final class CompareExchangeStore {
         if (write.op() instanceof Command.DocumentOp d) {
             String docId = Keys.normalize(d.id());
             documentBytes += Footprint.document(write.documentAfter()) - Footprint.document(write.documentBefore());
-            if (write.documentAfter() == null) {
-                documents.remove(docId);
+            byte[] key = StateKeys.named(StateKeys.DOCUMENT, docId);
+            Document after = write.documentAfter();
+            if (after == null) {
+                state.delete(key);
             } else {
-                documents.put(docId, write.documentAfter());
+                state.put(key, SnapshotCodec.bytes(out -> SnapshotCodec.writeDocument(out, after)));
             }
         }
         if (write.after() == null) {
@@ -465,16 +510,11 @@ public final class CompareExchangeStore {
     private void removeItem(Item item, long logIndex) {
         String id = Keys.normalize(item.key());
         items.remove(id);
-        tombstones.remove(id);
-        tombstones.put(id, logIndex);
+        tombstones.add(id, logIndex);
         changed.add(id);
         if (tombstones.size() > MAX_TOMBSTONES) {
-            Iterator<Map.Entry<String, Long>> oldest = tombstones.entrySet().iterator();
-            Map.Entry<String, Long> forgotten = oldest.next();
-            tombstoneWatermark = Math.max(tombstoneWatermark, forgotten.getValue());
             // Its last change is now the watermark's to vouch for; a watch on it is looked at again.
-            changed.add(forgotten.getKey());
-            oldest.remove();
+            changed.add(tombstones.forgetOldest());
         }
     }
 
@@ -489,7 +529,7 @@ public final class CompareExchangeStore {
         } else {
             changed.clear();
         }
-        watermarkBefore = tombstoneWatermark;
+        watermarkBefore = tombstones.watermark();
     }
 
     /**
@@ -555,7 +595,7 @@ public final class CompareExchangeStore {
 
     /** The items under {@code keys} that exist, in key order, each once. */
     public List<Item> getAll(Collection<String> keys) {
-        TreeSet<String> ids = new TreeSet<>(ItemTable::compareIds);
+        TreeSet<String> ids = new TreeSet<>(Items::compareIds);
         for (String key : keys) {
             ids.add(Keys.normalize(key));
         }
@@ -576,7 +616,8 @@ public final class CompareExchangeStore {
 
     /** The document under {@code id} (case-insensitively), or null. */
     public Document document(String id) {
-        return documents.get(Keys.normalize(id));
+        byte[] v = state.get(StateKeys.named(StateKeys.DOCUMENT, Keys.normalize(id)));
+        return v == null ? null : SnapshotCodec.parse(v, SnapshotCodec::readDocument);
     }
 
     /**
@@ -590,8 +631,8 @@ public final class CompareExchangeStore {
         if (index >= 0) {
             return index;
         }
-        Long deleted = tombstones.get(id);
-        return deleted != null ? deleted : tombstoneWatermark;
+        long deleted = tombstones.deletedAt(id);
+        return deleted >= 0 ? deleted : tombstones.watermark();
     }
 
     /** Up to {@code limit} items that have expired at {@code time}, soonest first: what the leader proposes to sweep. */
@@ -599,13 +640,13 @@ public final class CompareExchangeStore {
         return items.expiredAt(time, limit);
     }
 
-    public int size() {
+    public long size() {
         return items.size();
     }
 
     /** What the state counts for against its quota: the sum of its parts' {@link Footprint}s. */
     public long used() {
-        return items.footprint() + documentBytes + rememberedBytes + sessions.footprint();
+        return items.footprint() + documentBytes + remembered.bytes() + sessions.footprint();
     }
 
     /** The storage quota: writes that would take {@link #used} past it are refused. */
@@ -632,26 +673,45 @@ public final class CompareExchangeStore {
         return lastEntryIndex;
     }
 
-    // ---- snapshot access (same package)
+    /** The Raft term of the last entry applied, as the caller gave it (0 before any). */
+    public long lastEntryTerm() {
+        return lastEntryTerm;
+    }
 
-    Iterable<Item> items() {
+    // ---- exports and imports (same package): the snapshot format of releases before the disk store
+
+    /** Every item in key order; the caller closes it. */
+    Items.CloseableIterator<Item> items() {
         return items.all();
     }
 
-    Collection<Document> documents() {
-        return Collections.unmodifiableCollection(documents.values());
+    /** Every document in key order. */
+    List<Document> documents() {
+        List<Document> all = new ArrayList<>();
+        byte[] from = StateKeys.single(StateKeys.DOCUMENT);
+        try (Cursor c = state.scan(from, StateKeys.after(from))) {
+            while (c.next()) {
+                all.add(SnapshotCodec.parse(c.value(), SnapshotCodec::readDocument));
+            }
+        }
+        return all;
     }
 
+    /** Every remembered deletion, oldest first. */
     Map<String, Long> tombstones() {
-        return Collections.unmodifiableMap(tombstones);
+        Map<String, Long> all = new LinkedHashMap<>();
+        tombstones.forEach(all::put);
+        return all;
     }
 
     long tombstoneWatermark() {
-        return tombstoneWatermark;
+        return tombstones.watermark();
     }
 
     Map<String, Remembered> remembered() {
-        return Collections.unmodifiableMap(remembered);
+        Map<String, Remembered> all = new LinkedHashMap<>();
+        remembered.forEach(all::put);
+        return all;
     }
 
     ClientSessions sessions() {
@@ -663,29 +723,40 @@ public final class CompareExchangeStore {
         return sessions.size();
     }
 
-    /** Rebuilds a store from a snapshot's contents (tests; a snapshot file is read in parts: {@link #restoring}). */
+    /** Rebuilds a store in memory from a snapshot's contents (tests; a snapshot file is read in parts: {@link #importing}). */
     static CompareExchangeStore restore(long clusterTime, long lastEntryIndex, Iterable<Item> items,
                                         Iterable<Document> documents, Map<String, Long> tombstones,
                                         long tombstoneWatermark, Map<String, Remembered> remembered,
                                         Iterable<ClientSessions.Session> sessions) {
-        CompareExchangeStore store = restoring(clusterTime, lastEntryIndex);
+        CompareExchangeStore store = importing(new MemoryKeyValueStore(), clusterTime, lastEntryIndex);
         items.forEach(store::restoreItem);
         documents.forEach(store::restoreDocument);
         store.restoreTombstones(tombstones, tombstoneWatermark);
         remembered.forEach(store::restoreRemembered);
-        sessions.forEach(store::restoreSession);
+        sessions.forEach(s -> store.restoreSession(s, null));
         return store.restored();
     }
 
     /**
-     * An empty store to read a snapshot into, part by part, ending with {@link #restored}: a snapshot's
-     * items go straight into the table as they are read, never into a list of them all first.
+     * A store to read a snapshot of an earlier release into, part by part, ending with {@link #restored}:
+     * what is read goes into {@code kv} in chunks as it is read, never into a list of it all first.
+     *
+     * @throws IllegalStateException when {@code kv} already holds a state
      */
-    static CompareExchangeStore restoring(long clusterTime, long lastEntryIndex) {
-        CompareExchangeStore store = new CompareExchangeStore();
+    static CompareExchangeStore importing(KeyValueStore kv, long clusterTime, long lastEntryIndex) {
+        if (holdsState(kv)) {
+            throw new IllegalStateException("a snapshot is imported only into an empty store");
+        }
+        CompareExchangeStore store = new CompareExchangeStore(kv);
         store.clusterTime = clusterTime;
         store.lastEntryIndex = lastEntryIndex;
         return store;
+    }
+
+    private void importedSome() {
+        if (state.stagedBytes() >= IMPORT_CHUNK_BYTES) {
+            state.commit(); // no position yet: a store cut off here holds no state and is imported again
+        }
     }
 
     void restoreItem(Item item) {
@@ -694,24 +765,32 @@ public final class CompareExchangeStore {
                     + " beyond the snapshot's " + lastEntryIndex);
         }
         putItem(item);
+        importedSome();
     }
 
     void restoreDocument(Document d) {
-        documents.put(Keys.normalize(d.id()), d);
+        Document copy = d;
+        state.put(StateKeys.named(StateKeys.DOCUMENT, Keys.normalize(d.id())),
+                SnapshotCodec.bytes(out -> SnapshotCodec.writeDocument(out, copy)));
         documentBytes += Footprint.document(d);
+        importedSome();
     }
 
-    void restoreTombstones(Map<String, Long> tombstones, long watermark) {
-        this.tombstones.putAll(tombstones);
-        tombstoneWatermark = watermark;
+    /** The deletions, oldest first, and the watermark below them. */
+    void restoreTombstones(Map<String, Long> deletions, long watermark) {
+        deletions.forEach(tombstones::add);
+        tombstones.raiseWatermark(watermark);
+        importedSome();
     }
 
     void restoreRemembered(String key, Remembered r) {
-        remember(key, r);
+        remembered.put(key, r);
+        importedSome();
     }
 
-    void restoreSession(ClientSessions.Session session) {
-        sessions.restore(session);
+    void restoreSession(ClientSessions.Session session, List<Result> lastResults) {
+        sessions.restore(session, lastResults);
+        importedSome();
     }
 
     /** Sets the quota as a snapshot holds it; {@code set} false: none was ever set, the default applies. */
@@ -722,10 +801,18 @@ public final class CompareExchangeStore {
 
     void restoreAuth(AuthTable table) {
         this.auth = table;
+        storeAuth();
     }
 
+    /** Ends an import: the state and its position are written, and the store holds the snapshot's state. */
     CompareExchangeStore restored() {
         startChanges(); // restoring is no entry: it changed nothing a watch could have seen
+        commit();
         return this;
+    }
+
+    /** The store this state is kept in. */
+    public KeyValueStore keyValueStore() {
+        return state.store();
     }
 }

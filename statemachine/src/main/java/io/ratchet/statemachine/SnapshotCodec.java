@@ -185,6 +185,44 @@ final class SnapshotCodec {
         return n;
     }
 
+    /** Something written into a byte array by {@code write}. */
+    interface Writer {
+        void write(DataOutputStream out) throws IOException;
+    }
+
+    /** Something read back from a byte array by {@code read}. */
+    interface Reader<T> {
+        T read(DataInputStream in) throws IOException;
+    }
+
+    /** The bytes {@code writer} writes: how the disk store encodes a value in this layout. */
+    static byte[] bytes(Writer writer) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(64);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            writer.write(out);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("writing to memory cannot fail", e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * Reads {@code bytes} whole with {@code reader}.
+     *
+     * @throws IllegalStateException when they do not parse or have bytes left over: the store is damaged
+     */
+    static <T> T parse(byte[] bytes, Reader<T> reader) {
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes))) {
+            T value = reader.read(in);
+            if (in.read() != -1) {
+                throw new IllegalStateException("a stored value has bytes after its end");
+            }
+            return value;
+        } catch (IOException e) {
+            throw new IllegalStateException("a stored value does not parse: " + e.getMessage(), e);
+        }
+    }
+
     /** Bytes that do not parse as this layout: a damaged file, or one written in another layout. */
     static final class SnapshotFormatException extends IOException {
         SnapshotFormatException(String message) {

@@ -25,7 +25,9 @@ import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * A store's snapshot on disk: a magic number and format version, the last entry index and cluster
+ * The snapshot format of the releases that held the state in the heap, read to convert such a node's
+ * storage to the disk store once ({@link StateImport}) and to restore backups they took, and written by
+ * tests that make such files. A store's snapshot on disk: a magic number and format version, the last entry index and cluster
  * time, the items, documents, tombstones, remembered idempotent results and client sessions, and a CRC32C of
  * everything before it, in the snapshot's own layout ({@link SnapshotCodec}). Written to a temporary
  * file, synced, then renamed into place atomically, so a crash leaves either the old snapshot or the
@@ -60,8 +62,10 @@ public final class SnapshotFile {
             out.writeLong(store.lastEntryIndex());
             out.writeLong(store.clusterTime());
             out.writeLong(store.size());
-            for (Item item : store.items()) {
-                SnapshotCodec.writeItem(out, item);
+            try (Items.CloseableIterator<Item> items = store.items()) {
+                while (items.hasNext()) {
+                    SnapshotCodec.writeItem(out, items.next());
+                }
             }
             out.writeLong(store.documents().size());
             for (Document d : store.documents()) {
@@ -74,7 +78,7 @@ public final class SnapshotFile {
                 out.writeLong(t.getValue());
             }
             out.writeLong(store.remembered().size());
-            for (Map.Entry<String, CompareExchangeStore.Remembered> r : store.remembered().entrySet()) {
+            for (Map.Entry<String, RememberedRequests.Remembered> r : store.remembered().entrySet()) {
                 SnapshotCodec.writeString(out, r.getKey());
                 out.writeLong(r.getValue().until());
                 out.writeLong(r.getValue().fingerprint());
@@ -88,7 +92,7 @@ public final class SnapshotFile {
                 out.writeLong(session.lastActive);
                 out.writeLong(session.lastSequence);
                 if (session.lastSequence > 0) {
-                    SnapshotCodec.writeResults(out, session.lastResults);
+                    SnapshotCodec.writeResults(out, store.sessions().lastResults(session));
                 }
             }
             out.writeLong(store.quota());
@@ -109,6 +113,14 @@ public final class SnapshotFile {
      * build does not read.
      */
     public static CompareExchangeStore read(Path source) throws IOException {
+        return read(source, new io.ratchet.statemachine.kv.MemoryKeyValueStore());
+    }
+
+    /**
+     * Reads a snapshot into {@code kv}, which must hold no state, in chunks as it is read; returns the
+     * store over it. When this throws, {@code kv} holds part of a state without its position: discard it.
+     */
+    public static CompareExchangeStore read(Path source, io.ratchet.statemachine.kv.KeyValueStore kv) throws IOException {
         try (InputStream file = Files.newInputStream(source)) {
             CRC32C crc = new CRC32C();
             DataInputStream in = new DataInputStream(new CheckedInputStream(new BufferedInputStream(file, 1 << 16), crc));
@@ -122,7 +134,7 @@ public final class SnapshotFile {
             }
             long lastEntryIndex = in.readLong();
             long clusterTime = in.readLong();
-            CompareExchangeStore store = CompareExchangeStore.restoring(clusterTime, lastEntryIndex);
+            CompareExchangeStore store = CompareExchangeStore.importing(kv, clusterTime, lastEntryIndex);
             long count = in.readLong();
             for (long i = 0; i < count; i++) {
                 store.restoreItem(SnapshotCodec.readItem(in));
@@ -144,17 +156,16 @@ public final class SnapshotFile {
                 long until = in.readLong();
                 long fingerprint = in.readLong();
                 boolean canonical = version > WITHOUT_FINGERPRINT_KIND && in.readBoolean();
-                store.restoreRemembered(key, new CompareExchangeStore.Remembered(until, fingerprint, canonical,
+                store.restoreRemembered(key, new RememberedRequests.Remembered(until, fingerprint, canonical,
                         SnapshotCodec.readResults(in)));
             }
             long sessionCount = version == WITHOUT_SESSIONS ? 0 : in.readLong();
             for (long i = 0; i < sessionCount; i++) {
                 ClientSessions.Session session = new ClientSessions.Session(in.readLong(), in.readLong(), in.readLong());
                 session.lastSequence = in.readLong();
-                if (session.lastSequence > 0) {
-                    session.lastResults = List.copyOf(SnapshotCodec.readResults(in));
-                }
-                store.restoreSession(session);
+                List<io.ratchet.protocol.Result> lastResults = session.lastSequence > 0
+                        ? List.copyOf(SnapshotCodec.readResults(in)) : null;
+                store.restoreSession(session, lastResults);
             }
             if (version > WITHOUT_QUOTA) {
                 store.restoreQuota(in.readLong(), in.readBoolean());

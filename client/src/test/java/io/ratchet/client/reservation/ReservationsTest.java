@@ -81,7 +81,7 @@ class ReservationsTest {
         assertEquals("Emails/Ada@Example.COM", second.current().key(), "the spelling it was first reserved with");
         assertEquals("user-1", second.current().owner());
         assertEquals(first.current().index(), second.current().index());
-        assertEquals(1, (int) cluster.read(s -> s.size()));
+        assertEquals(1L, (long) cluster.read(s -> s.size()));
     }
 
     @Test

@@ -1,0 +1,333 @@
+package io.ratchet.statemachine.kv;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.rocksdb.AbstractEventListener;
+import org.rocksdb.AbstractNativeReference;
+import org.rocksdb.BackgroundErrorReason;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushJobInfo;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.IndexType;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+import org.rocksdb.Status;
+import org.rocksdb.TablePropertiesCollectorFactory;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * A {@link KeyValueStore} in RocksDB: one database in a directory, one column family, written without
+ * RocksDB's own write-ahead log. A node's Raft log is its write-ahead log: every write here is the
+ * application of a log entry, and the caller writes the entry's index in the same {@link Changes}. So
+ * after a crash the database holds the state as of some entry (whatever its last flush held: a write is
+ * atomic, and a flush takes whole writes), its index says which, and the node applies the log from
+ * there. What is durable is therefore what has been flushed: {@link #flushedSequence} tells how far that
+ * is, and the state machine lets Raft purge its log only up to there.
+ *
+ * <p>Reads may run beside the writer. Errors of the disk surface as {@link StorageException}.
+ */
+public final class RocksKeyValueStore implements KeyValueStore {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    /**
+     * How much native memory the database may use for its caches.
+     *
+     * @param blockCacheBytes  the block cache (data, index and filter blocks read from its files)
+     * @param writeBufferBytes one memtable; at most two are held, the second while the first is flushed
+     */
+    public record Settings(long blockCacheBytes, long writeBufferBytes) {
+        public static final Settings DEFAULT = new Settings(128L << 20, 64L << 20);
+
+        public Settings {
+            if (blockCacheBytes < (1 << 20) || writeBufferBytes < (1 << 20)) {
+                throw new IllegalArgumentException("the block cache and write buffer are at least 1 MiB each");
+            }
+        }
+    }
+
+    /** What the database holds and uses, for metrics and status. */
+    public record Usage(long liveFileBytes, long totalFileBytes, long memtableBytes, long blockCacheBytes,
+                        long pendingCompactionBytes, long estimatedKeys, int runningCompactions) {
+    }
+
+    private final Path dir;
+    private final RocksDB db;
+    private final List<AbstractNativeReference> resources;
+    private final LRUCache cache;
+    private final WriteOptions writeOptions;
+    private final AtomicLong flushedSequence = new AtomicLong();
+    private final AtomicReference<String> backgroundError = new AtomicReference<>();
+
+    private RocksKeyValueStore(Path dir, RocksDB db, List<AbstractNativeReference> resources, LRUCache cache, WriteOptions writeOptions) {
+        this.dir = dir;
+        this.db = db;
+        this.resources = resources;
+        this.cache = cache;
+        this.writeOptions = writeOptions;
+    }
+
+    /** Opens the database in {@code dir}, making it when there is none. */
+    public static RocksKeyValueStore open(Path dir, Settings settings) {
+        List<AbstractNativeReference> resources = new ArrayList<>();
+        try {
+            Files.createDirectories(dir);
+            LRUCache cache = add(resources, new LRUCache(settings.blockCacheBytes()));
+            Options options = add(resources, new Options());
+            BloomFilter bloom = add(resources, new BloomFilter(10));
+            // Index and filter blocks live in the block cache, so the cache bounds the native memory at any
+            // number of items; partitioned, so a lookup loads only the partitions it needs.
+            BlockBasedTableConfig table = new BlockBasedTableConfig()
+                    .setBlockCache(cache)
+                    .setFilterPolicy(bloom)
+                    .setCacheIndexAndFilterBlocks(true)
+                    .setCacheIndexAndFilterBlocksWithHighPriority(true)
+                    .setPinL0FilterAndIndexBlocksInCache(true)
+                    .setPinTopLevelIndexAndFilter(true)
+                    .setIndexType(IndexType.kTwoLevelIndexSearch)
+                    .setPartitionFilters(true);
+            Holder holder = new Holder();
+            AbstractEventListener listener = add(resources, new AbstractEventListener() {
+                @Override
+                public void onFlushCompleted(RocksDB ignored, FlushJobInfo info) {
+                    holder.flushed(info.getLargestSeqno());
+                }
+
+                @Override
+                public void onBackgroundError(BackgroundErrorReason reason, Status status) {
+                    holder.failed(reason + ": " + status.getCodeString() + " " + status.getState());
+                }
+            });
+            options.setCreateIfMissing(true)
+                    .setTableFormatConfig(table)
+                    .setWriteBufferSize(settings.writeBufferBytes())
+                    .setMaxWriteBufferNumber(2)
+                    .setCompressionType(CompressionType.LZ4_COMPRESSION)
+                    .setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
+                    .setLevelCompactionDynamicLevelBytes(true)
+                    .setMaxBackgroundJobs(2)
+                    .setBytesPerSync(1 << 20)
+                    // Flushed on close; a crash loses only what the Raft log holds again.
+                    .setAvoidFlushDuringShutdown(false)
+                    .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+                    .setKeepLogFileNum(4)
+                    .setMaxLogFileSize(8 << 20)
+                    .setListeners(List.of(listener));
+            // Expired items, lapsed idempotency keys and old tombstones are deleted from the front of their
+            // indexes, which every scan of them starts at: files full of deletions are compacted early, so a
+            // scan does not step over deleted keys for long.
+            options.setTablePropertiesCollectorFactory(List.of(add(resources,
+                    TablePropertiesCollectorFactory.NewCompactOnDeletionCollectorFactory(16_384, 4_096, 0.3))));
+            WriteOptions writeOptions = add(resources, new WriteOptions().setDisableWAL(true));
+            RocksDB db = RocksDB.open(options, dir.toString());
+            RocksKeyValueStore store = new RocksKeyValueStore(dir, db, resources, cache, writeOptions);
+            holder.store = store;
+            // Everything in the database when it opens is on disk.
+            store.flushedSequence.set(db.getLatestSequenceNumber());
+            return store;
+        } catch (RocksDBException | java.io.IOException e) {
+            resources.forEach(AbstractNativeReference::close);
+            throw new StorageException("cannot open the store in " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Lets the listener, made before the store, reach it. */
+    private static final class Holder {
+        volatile RocksKeyValueStore store;
+
+        void flushed(long sequence) {
+            RocksKeyValueStore s = store;
+            if (s != null) {
+                s.flushedSequence.accumulateAndGet(sequence, Math::max);
+            }
+        }
+
+        void failed(String error) {
+            RocksKeyValueStore s = store;
+            if (s != null) {
+                s.backgroundError.compareAndSet(null, error);
+            }
+        }
+    }
+
+    private static <T extends AbstractNativeReference> T add(List<AbstractNativeReference> resources, T resource) {
+        resources.add(0, resource); // closed in the reverse order of making
+        return resource;
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        try {
+            return db.get(key);
+        } catch (RocksDBException e) {
+            throw new StorageException("cannot read the store in " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Cursor scan(byte[] from, byte[] to) {
+        Slice upper = to == null ? null : new Slice(to);
+        ReadOptions options = new ReadOptions();
+        if (upper != null) {
+            options.setIterateUpperBound(upper);
+        }
+        RocksIterator it = db.newIterator(options);
+        it.seek(from);
+        return new Cursor() {
+            private boolean started;
+            private byte[] key;
+            private byte[] value;
+
+            @Override
+            public boolean next() {
+                if (started) {
+                    it.next();
+                }
+                started = true;
+                if (!it.isValid()) {
+                    try {
+                        it.status();
+                    } catch (RocksDBException e) {
+                        throw new StorageException("cannot read the store in " + dir + ": " + e.getMessage(), e);
+                    }
+                    key = null;
+                    value = null;
+                    return false;
+                }
+                key = it.key();
+                value = it.value();
+                return true;
+            }
+
+            @Override
+            public byte[] key() {
+                return key;
+            }
+
+            @Override
+            public byte[] value() {
+                return value;
+            }
+
+            @Override
+            public void close() {
+                it.close();
+                options.close();
+                if (upper != null) {
+                    upper.close();
+                }
+            }
+        };
+    }
+
+    @Override
+    public void write(Changes changes) {
+        try (WriteBatch batch = new WriteBatch()) {
+            for (Map.Entry<byte[], byte[]> change : changes.entries()) {
+                if (change.getValue() == Changes.DELETED) {
+                    batch.delete(change.getKey());
+                } else {
+                    batch.put(change.getKey(), change.getValue());
+                }
+            }
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw new StorageException("cannot write the store in " + dir + ": " + e.getMessage()
+                    + (backgroundError.get() == null ? "" : " (after a background error: " + backgroundError.get() + ")"), e);
+        }
+    }
+
+    /** The sequence number of the last write (each key of a write takes one). */
+    public long lastSequence() {
+        return db.getLatestSequenceNumber();
+    }
+
+    /** Every write up to this sequence number is on disk. */
+    public long flushedSequence() {
+        return flushedSequence.get();
+    }
+
+    /** Starts writing the memtables to disk, without waiting: {@link #flushedSequence} moves once done. */
+    public void requestFlush() {
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(false)) {
+            db.flush(options);
+        } catch (RocksDBException e) {
+            throw new StorageException("cannot flush the store in " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes the memtables to disk and waits until they are. */
+    public void flush() {
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(options);
+            flushedSequence.accumulateAndGet(db.getLatestSequenceNumber(), Math::max);
+        } catch (RocksDBException e) {
+            throw new StorageException("cannot flush the store in " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Makes a checkpoint of the database in {@code target} (which must not exist): hard links to its
+     * immutable files and a copy of its manifest, after a flush. It holds the state as of one write,
+     * whichever was the last before the flush; read its position from the data itself. Writes go on
+     * meanwhile.
+     */
+    public void checkpoint(Path target) {
+        try (Checkpoint checkpoint = Checkpoint.create(db)) {
+            checkpoint.createCheckpoint(target.toString());
+        } catch (RocksDBException e) {
+            throw new StorageException("cannot make a checkpoint of " + dir + " in " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** What a background job (a flush or compaction) failed with, or null: the store stops taking writes then. */
+    public String backgroundError() {
+        return backgroundError.get();
+    }
+
+    public Usage usage() {
+        return new Usage(property("rocksdb.live-sst-files-size"), property("rocksdb.total-sst-files-size"),
+                property("rocksdb.cur-size-all-mem-tables"), cache.getUsage(),
+                property("rocksdb.estimate-pending-compaction-bytes"), property("rocksdb.estimate-num-keys"),
+                (int) property("rocksdb.num-running-compactions"));
+    }
+
+    private long property(String name) {
+        try {
+            return db.getLongProperty(name);
+        } catch (RocksDBException e) {
+            return -1;
+        }
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    @Override
+    public void close() {
+        try {
+            flush();
+        } catch (StorageException e) {
+            // Nothing is lost: what was not flushed, the Raft log holds.
+        }
+        db.close();
+        resources.forEach(AbstractNativeReference::close);
+    }
+}
