@@ -34,6 +34,8 @@ public final class LoadRunner {
     private final LongAdder attempts = new LongAdder();
     private final LongAdder exhausted = new LongAdder();
     private final LongAdder errors = new LongAdder();
+    /** Reserve clients' last acknowledged key, by key prefix (see {@link Workload#prepare}). */
+    private final java.util.Map<String, Long> acknowledged = new java.util.concurrent.ConcurrentHashMap<>();
     /** Commits and errors in every phase, for the progress line. */
     private final LongAdder allCommits = new LongAdder();
     private final LongAdder allErrors = new LongAdder();
@@ -58,6 +60,11 @@ public final class LoadRunner {
         this.cpu = cpu;
     }
 
+    /** Each reserve client's key prefix and the sequence number of the last key the cluster acknowledged creating. */
+    public java.util.Map<String, Long> acknowledged() {
+        return java.util.Map.copyOf(acknowledged);
+    }
+
     public BenchReport run(Duration warmup, Duration measured) throws InterruptedException {
         return run(Long.toString(System.currentTimeMillis(), 36), warmup, measured);
     }
@@ -71,7 +78,7 @@ public final class LoadRunner {
         if (measured.isZero() || measured.isNegative()) {
             throw new IllegalArgumentException("the measured duration must be positive");
         }
-        Workload.Clients prepared = workload.prepare(instances, run, clients, stopping::get);
+        Workload.Clients prepared = workload.prepare(instances, run, clients, stopping::get, acknowledged);
         List<Thread> threads = new ArrayList<>();
         LongAdder[] perClient = new LongAdder[clients];
         for (int n = 0; n < clients; n++) {

@@ -97,6 +97,16 @@ public enum Workload {
      * each is as many processes. {@code stopping} tells a retry loop to give up at the end of the run.
      */
     public Clients prepare(List<RatchetClient> instances, String run, int clients, BooleanSupplier stopping) {
+        return prepare(instances, run, clients, stopping, new java.util.concurrent.ConcurrentHashMap<>());
+    }
+
+    /**
+     * As above; a reserve client also records in {@code acknowledged}, under its key prefix, the sequence
+     * number of the last key the cluster acknowledged creating: every key of that prefix up to it must be
+     * in the cluster from then on, whatever happens to the nodes ({@code ratchet bench --acked}).
+     */
+    public Clients prepare(List<RatchetClient> instances, String run, int clients, BooleanSupplier stopping,
+                           java.util.Map<String, Long> acknowledged) {
         String prefix = "bench/" + run + "/";
         RatchetClient setup = instances.get(0);
         switch (this) {
@@ -115,7 +125,7 @@ public enum Workload {
         return n -> {
             RatchetClient client = instances.get(n % instances.size());
             return switch (this) {
-                case RESERVE -> reserve(client, prefix + "r-" + n + "-");
+                case RESERVE -> reserve(client, prefix + "r-" + n + "-", acknowledged);
                 case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
                 case HOT -> () -> increment(client, prefix + "hot", stopping);
                 case HOT_UPDATE -> combinedIncrement(retries.get(n % instances.size()), prefix + "hot");
@@ -137,9 +147,16 @@ public enum Workload {
         Operation client(int n);
     }
 
-    private static Operation reserve(RatchetClient client, String keyPrefix) {
+    private static Operation reserve(RatchetClient client, String keyPrefix, java.util.Map<String, Long> acknowledged) {
         long[] sequence = {0};
-        return () -> new Outcome(client.put(keyPrefix + sequence[0]++, "owner", 0).successful(), 1);
+        return () -> {
+            long mine = sequence[0]++;
+            boolean created = client.put(keyPrefix + mine, "owner", 0).successful();
+            if (created) {
+                acknowledged.put(keyPrefix, mine);
+            }
+            return new Outcome(created, 1);
+        };
     }
 
     /**

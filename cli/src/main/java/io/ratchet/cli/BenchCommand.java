@@ -6,6 +6,10 @@ import io.ratchet.bench.LoadRunner;
 import io.ratchet.bench.Workload;
 import io.ratchet.client.Durations;
 import io.ratchet.client.RatchetClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -20,7 +24,7 @@ import picocli.CommandLine.ParameterException;
 @Command(name = "bench", description = "Measure throughput and latency of a workload against a running cluster; "
         + "prints one JSON line last.")
 final class BenchCommand extends ClientCommand {
-    @Option(names = "--workload", required = true, description = "reserve, update, hot, hot-update, read, lock or fair-lock")
+    @Option(names = "--workload", description = "reserve, update, hot, hot-update, read, lock or fair-lock")
     String workload;
     @Option(names = "--clients", defaultValue = "16", description = "concurrent closed-loop clients (default ${DEFAULT-VALUE})")
     int clients;
@@ -38,6 +42,12 @@ final class BenchCommand extends ClientCommand {
     @Option(names = "--node-pids", split = ",", description = "process ids of the node JVMs, when they run on this "
             + "machine: the line then says what CPU they used per committed operation (scripts/bench --start gives them)")
     List<Long> nodePids = new ArrayList<>();
+    @Option(names = "--acked", description = "reserve: write each client's key prefix and the sequence number of the "
+            + "last key the cluster acknowledged to this file, one a line, after the run (for --verify-acked)")
+    Path acked;
+    @Option(names = "--verify-acked", description = "instead of a run: read every key a --acked file says was "
+            + "acknowledged and print how many are missing (exit 0 when none, 1 otherwise)")
+    Path verifyAcked;
 
     private final List<RatchetClient> extra = new ArrayList<>();
 
@@ -57,20 +67,73 @@ final class BenchCommand extends ClientCommand {
 
     @Override
     int run(RatchetClient c) {
+        if (verifyAcked != null) {
+            return verify(c);
+        }
+        if (workload == null) {
+            throw new ParameterException(spec.commandLine(), "--workload is required (or --verify-acked)");
+        }
         Workload w = Workload.parse(workload);
         BenchReport report;
         try {
             LoadRunner runner = new LoadRunner(instances(c), w, clients, System.err, new CpuMeter(nodePids));
             report = run == null ? runner.run(Durations.parse(warmup), Durations.parse(duration))
                     : runner.run(run, Durations.parse(warmup), Durations.parse(duration));
+            if (acked != null) {
+                List<String> lines = new ArrayList<>();
+                runner.acknowledged().forEach((prefix, last) -> lines.add(prefix + "\t" + last));
+                Files.write(acked, lines);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + acked, e);
         } finally {
             extra.forEach(RatchetClient::close);
         }
         out().println(report.toJsonLine());
         out().flush();
         return ExitCode.DONE;
+    }
+
+    /** Reads back, in pages of keys, every key each prefix of the file says was acknowledged up to its number. */
+    private int verify(RatchetClient c) {
+        long acknowledged = 0;
+        long missing = 0;
+        List<String> firstMissing = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(verifyAcked)) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                String[] parts = line.split("\t");
+                String prefix = parts[0];
+                long last = Long.parseLong(parts[1]);
+                for (long from = 0; from <= last; from += 500) {
+                    List<String> keys = new ArrayList<>();
+                    for (long i = from; i <= Math.min(last, from + 499); i++) {
+                        keys.add(prefix + i);
+                    }
+                    java.util.Set<String> found = new java.util.HashSet<>();
+                    c.getAll(keys).forEach(item -> found.add(item.key()));
+                    for (String k : keys) {
+                        acknowledged++;
+                        if (!found.contains(k)) {
+                            missing++;
+                            if (firstMissing.size() < 10) {
+                                firstMissing.add(k);
+                            }
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + verifyAcked, e);
+        }
+        out().printf("{\"acknowledged\":%d,\"missing\":%d,\"first_missing\":%s}%n", acknowledged, missing,
+                firstMissing.stream().map(k -> "\"" + k + "\"").toList());
+        out().flush();
+        return missing == 0 ? ExitCode.DONE : ExitCode.CONDITION_FAILED;
     }
 }

@@ -6,6 +6,7 @@ import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PermissionDeniedException;
+import io.ratchet.client.DiskFullException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.InvalidCommandException;
@@ -266,6 +267,9 @@ public final class Main implements Runnable {
         } else if (e instanceof QuotaExceededException) {
             code = ExitCode.QUOTA_EXCEEDED;
             kind = "quota_exceeded";
+        } else if (e instanceof DiskFullException) {
+            code = ExitCode.QUOTA_EXCEEDED;
+            kind = "disk_full";
         } else if (e instanceof AdminRefusedException) {
             code = ExitCode.REFUSED;
             kind = "refused";

@@ -43,7 +43,7 @@ final class QuotaCommand extends ClientCommand {
     }
 
     @Command(name = "set", description = "Set the storage quota for the whole cluster (a log entry; the leader refuses "
-            + "one its heap cannot hold). Lowering it below what is used refuses growth and deletes nothing.")
+            + "one larger than its disk). Lowering it below what is used refuses growth and deletes nothing.")
     static final class Set extends ClientCommand {
         @Parameters(index = "0", paramLabel = "SIZE",
                 description = "bytes, or a number with KiB, MiB, GiB or TiB: 1 MiB .. 1 TiB")

@@ -8,7 +8,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.node.LocalCluster;
 import io.ratchet.protocol.BackupHeader;
 import io.ratchet.protocol.Json;
+import io.ratchet.protocol.Item;
 import io.ratchet.statemachine.BackupFile;
+import io.ratchet.statemachine.CompareExchangeStore;
+import io.ratchet.statemachine.kv.RocksKeyValueStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,11 +52,14 @@ class BackupCommandTest {
             JsonNode saved = Json.parse(json.out());
             assertEquals("n2", saved.get("node").asText());
             assertEquals(sha256(file), saved.get("sha256").asText(), "the second backup replaced the first");
-            BackupFile.Contents contents = BackupFile.read(file);
+            BackupFile.Received contents = BackupFile.unpack(file, dir.resolve("unpacked"), RocksKeyValueStore.Settings.DEFAULT);
             assertEquals(saved.get("index").asLong(), contents.header().index());
             assertEquals(saved.get("term").asLong(), contents.header().term());
-            assertEquals("\"users/1\"", contents.state().get("emails/ada@example.com").value());
-            assertEquals(written, contents.state().get("emails/ada@example.com").index());
+            try (RocksKeyValueStore kv = RocksKeyValueStore.openReadOnly(dir.resolve("unpacked"))) {
+                Item item = new CompareExchangeStore(kv).get("emails/ada@example.com");
+                assertEquals("\"users/1\"", item.value());
+                assertEquals(written, item.index());
+            }
 
             CommandRun noDirectory = CommandRun.of("backup", "--out", dir.resolve("no/such/dir/b.rbk").toString(), "--peers", peers);
             assertEquals(ExitCode.INVALID, noDirectory.code(), noDirectory.toString());

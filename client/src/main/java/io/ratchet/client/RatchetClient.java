@@ -437,8 +437,8 @@ public final class RatchetClient implements AutoCloseable {
     /**
      * Sets the cluster's storage quota, through the log: from that entry on every replica refuses writes
      * that would take the state past {@code bytes} (counted as {@link Result.Quota} says). Lowering it
-     * below what is used refuses growth and removes nothing. The leader refuses a quota its own heap
-     * could not hold ({@link InvalidRequestException}).
+     * below what is used refuses growth and removes nothing. The leader refuses a quota larger than the
+     * disk that holds its store ({@link InvalidRequestException}).
      */
     public CompletableFuture<Result.Quota> setQuotaAsync(long bytes) {
         return submitAsync(Request.of(List.of(new Command.SetQuota(bytes, false))))
@@ -599,7 +599,8 @@ public final class RatchetClient implements AutoCloseable {
 
     /**
      * {@code result}, unless it is a refusal: a {@link Result.Rejected} throws the invalid-request error it
-     * stands for, a {@link Result.QuotaExceeded} a {@link QuotaExceededException}.
+     * stands for, a {@link Result.QuotaExceeded} a {@link QuotaExceededException}, a {@link Result.DiskFull} a
+     * {@link DiskFullException}.
      */
     private static Result accepted(Result result) {
         if (result instanceof Result.Rejected r) {
@@ -607,6 +608,9 @@ public final class RatchetClient implements AutoCloseable {
         }
         if (result instanceof Result.QuotaExceeded q) {
             throw new QuotaExceededException(q.used(), q.quota(), q.needed());
+        }
+        if (result instanceof Result.DiskFull d) {
+            throw new DiskFullException(d.node(), d.freeBytes(), d.floorBytes());
         }
         return result;
     }

@@ -6,6 +6,11 @@ import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.CompareExchangeStore;
+import io.ratchet.statemachine.Directories;
+import io.ratchet.statemachine.kv.RocksKeyValueStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +24,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -40,15 +46,35 @@ public class StoreApplyBenchmark {
     @Param({"100000"})
     public int items;
 
+    /** Where the store keeps its state: the heap (unit tests) or RocksDB (a node). */
+    @Param({"rocksdb", "memory"})
+    public String backend;
+
     private CompareExchangeStore store;
+    private RocksKeyValueStore rocks;
+    private Path dir;
     private long index;
     private long sequence;
 
     @Setup(Level.Trial)
-    public void fill() {
-        store = new CompareExchangeStore();
+    public void fill() throws IOException {
+        if (backend.equals("rocksdb")) {
+            dir = Files.createTempDirectory("ratchet-apply-bench");
+            rocks = RocksKeyValueStore.open(dir.resolve("db"), RocksKeyValueStore.Settings.DEFAULT);
+            store = new CompareExchangeStore(rocks);
+        } else {
+            store = new CompareExchangeStore();
+        }
         index = StoreFill.users(items, (entry, i) -> store.applyEntry(entry, i));
         sequence = 0;
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws IOException {
+        if (rocks != null) {
+            rocks.close();
+            Directories.delete(dir);
+        }
     }
 
     /** Create-only puts of fresh keys (the reserve workload) as one entry. */

@@ -4,6 +4,9 @@ import io.ratchet.protocol.BackupHeader;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.BackupRpc;
+import io.ratchet.protocol.SnapshotRpc;
+import io.ratchet.statemachine.CheckpointArchive;
+import io.ratchet.statemachine.Directories;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
@@ -31,28 +34,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The backup service ({@link BackupRpc}): any node writes the cluster's whole state and streams it as a
- * backup file. The state holds every write acknowledged before the call: a linearizable read through Raft
- * (ReadIndex, or the leader's lease) first makes sure this node has applied everything committed by then,
- * and the state machine then writes its state at whatever index it has applied since, under its read lock.
- * So apply waits on this node while the state is written, as for a snapshot; a follower's apply pausing
- * delays no write's answer, the leader's does.
+ * Streams checkpoints of this node's store as backup files ({@link BackupHeader}), for two callers:
+ * operators' backups ({@link BackupRpc}, administrators only) and followers that fell behind the leader's
+ * log ({@link SnapshotRpc}, nodes only). A backup holds every write acknowledged before the call: a
+ * linearizable read through Raft (ReadIndex, or the leader's lease) first makes sure this node has applied
+ * everything committed by then; the checkpoint holds whatever it has applied since. A follower needs no
+ * barrier: any state of the leader's holds what the follower lacks.
  *
- * <p>One backup at a time per node: the state is written once to a temporary file in the node's storage,
- * streamed at the pace gRPC's flow control allows, and deleted when the call ends, however it ends.
+ * <p>Making a checkpoint flushes the store and hard-links its files into the group's temporary
+ * directory; apply goes on meanwhile. The files are streamed at the pace gRPC's flow control allows and
+ * deleted when the call ends, however it ends. One backup at a time per node, and two fetches.
  */
 final class BackupService {
     private static final Logger LOG = LoggerFactory.getLogger(BackupService.class);
     /** Longer than any election: a node that cannot confirm its state by then will not soon. */
     private static final long BARRIER_SECONDS = 30;
-    /** The state being written, in the group's own temporary directory; one at a time, so one name. */
-    private static final String STATE_FILE = "backup.snapshot";
+    /** The checkpoints being sent, in the group's own temporary directory, each its own name. */
+    private static final String CHECKPOINT = "checkpoint-";
+    private static final java.util.concurrent.atomic.AtomicLong CHECKPOINTS = new java.util.concurrent.atomic.AtomicLong();
 
     private final String nodeId;
     private final String clusterName;
     private final RaftGroupId groupId;
     private final LocalSubmitter local;
-    private final Semaphore oneAtATime = new Semaphore(1);
+    private final Semaphore backups = new Semaphore(1);
+    private final Semaphore fetches = new Semaphore(2);
     /** A backup holds every key: only an administrator may take one. */
     private final Authorizer authorizer;
     private volatile RaftServer server;
@@ -65,10 +71,17 @@ final class BackupService {
         this.local = new LocalSubmitter(groupId);
     }
 
-    /** The gRPC service, for Ratis to add to its server before it starts. */
+    /** The backup service, for Ratis to add to its server before it starts. */
     ServerServiceDefinition service() {
         return ServerServiceDefinition.builder(BackupRpc.SERVICE)
                 .addMethod(BackupRpc.BACKUP, ServerCalls.asyncServerStreamingCall(this::backup))
+                .build();
+    }
+
+    /** The snapshot service followers fetch from, for Ratis to add to its server before it starts. */
+    ServerServiceDefinition snapshotService() {
+        return ServerServiceDefinition.builder(SnapshotRpc.SERVICE)
+                .addMethod(SnapshotRpc.FETCH, ServerCalls.asyncServerStreamingCall(this::fetch))
                 .build();
     }
 
@@ -89,35 +102,57 @@ final class BackupService {
         } else if (request.length != 0) {
             transfer.fail(Status.INVALID_ARGUMENT.withDescription("a backup request is empty; this one has "
                     + request.length + " bytes"));
-        } else if (!oneAtATime.tryAcquire()) {
+        } else if (!backups.tryAcquire()) {
             transfer.fail(Status.RESOURCE_EXHAUSTED.withDescription("node " + nodeId + " is writing another backup"));
         } else {
-            // Its own thread: the barrier and the write block, and backups are rare.
-            DaemonThreads.named("ratchet-backup").newThread(() -> write(s, transfer)).start();
+            // Its own thread: the barrier and the checkpoint block, and backups are rare.
+            DaemonThreads.named("ratchet-backup").newThread(() -> write(s, transfer, true, backups)).start();
         }
     }
 
-    /** Writes the state and hands it, with the backup slot, to the transfer; on failure releases both itself. */
-    private void write(RaftServer s, Transfer transfer) {
+    private void fetch(byte[] request, StreamObserver<byte[]> observer) {
+        Transfer transfer = new Transfer((ServerCallStreamObserver<byte[]>) observer);
+        RaftServer s = server;
+        if (s == null) {
+            transfer.fail(Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting"));
+        } else if (request.length != 0) {
+            transfer.fail(Status.INVALID_ARGUMENT.withDescription("a fetch request is empty; this one has "
+                    + request.length + " bytes"));
+        } else if (!fetches.tryAcquire()) {
+            transfer.fail(Status.RESOURCE_EXHAUSTED.withDescription("node " + nodeId + " is sending other snapshots"));
+        } else {
+            DaemonThreads.named("ratchet-snapshot-send").newThread(() -> write(s, transfer, false, fetches)).start();
+        }
+    }
+
+    /**
+     * Makes a checkpoint and hands it, with the slot, to the transfer; on failure releases both itself.
+     * With {@code barrier}, first waits until this node holds every write committed before the call.
+     */
+    private void write(RaftServer s, Transfer transfer, boolean barrier, Semaphore slot) {
         Path state = null;
         Status failed;
         try {
-            barrier(s);
+            if (barrier) {
+                barrier(s);
+            }
             if (transfer.ended()) {
-                oneAtATime.release(); // the client gave up while this node caught up: write nothing
+                slot.release(); // the caller gave up while this node caught up: write nothing
                 return;
             }
             RaftServer.Division division = s.getDivision(groupId);
             Path dir = division.getRaftStorage().getStorageDir().getTmpDir().toPath();
             Files.createDirectories(dir);
-            state = dir.resolve(STATE_FILE);
+            state = dir.resolve(CHECKPOINT + CHECKPOINTS.incrementAndGet());
+            Directories.delete(state);
             long started = System.nanoTime();
-            TermIndex at = ((RatchetStateMachine) division.getStateMachine()).writeState(state);
+            TermIndex at = ((RatchetStateMachine) division.getStateMachine()).checkpoint(state);
+            CheckpointArchive archive = CheckpointArchive.of(state);
             BackupHeader header = new BackupHeader(clusterName, groupId.getUuid(), at.getTerm(), at.getIndex(),
-                    System.currentTimeMillis(), Files.size(state));
-            LOG.info("backup at index {} (term {}): {} bytes of state written in {} ms", at.getIndex(), at.getTerm(),
-                    header.stateBytes(), (System.nanoTime() - started) / 1_000_000);
-            transfer.begin(BackupFile.open(header, state), state);
+                    System.currentTimeMillis(), archive.bytes());
+            LOG.info("{} at index {} (term {}): a checkpoint of {} bytes made in {} ms", barrier ? "backup" : "snapshot",
+                    at.getIndex(), at.getTerm(), header.stateBytes(), (System.nanoTime() - started) / 1_000_000);
+            transfer.begin(BackupFile.open(header, archive), state, slot);
             return;
         } catch (BarrierException e) {
             failed = Status.UNAVAILABLE.withDescription(e.getMessage());
@@ -126,7 +161,7 @@ final class BackupService {
             failed = Status.INTERNAL.withDescription("node " + nodeId + " could not write the backup: " + e);
         }
         deleteQuietly(state);
-        oneAtATime.release();
+        slot.release();
         transfer.fail(failed);
     }
 
@@ -151,14 +186,14 @@ final class BackupService {
         }
     }
 
-    private static void deleteQuietly(Path file) {
-        if (file == null) {
+    private static void deleteQuietly(Path checkpoint) {
+        if (checkpoint == null) {
             return;
         }
         try {
-            Files.deleteIfExists(file);
+            Directories.delete(checkpoint);
         } catch (IOException e) {
-            LOG.warn("could not delete {}; the next backup replaces it", file, e);
+            LOG.warn("could not delete the checkpoint {}; the node deletes it when it restarts", checkpoint, e);
         }
     }
 
@@ -170,6 +205,7 @@ final class BackupService {
         private final ServerCallStreamObserver<byte[]> call;
         private InputStream bytes;
         private Path file;
+        private Semaphore slot;
         private boolean ended;
 
         Transfer(ServerCallStreamObserver<byte[]> call) {
@@ -179,9 +215,10 @@ final class BackupService {
             call.setOnCancelHandler(this::cancelled);
         }
 
-        synchronized void begin(InputStream bytes, Path file) {
+        synchronized void begin(InputStream bytes, Path file, Semaphore slot) {
             this.bytes = bytes;
             this.file = file;
+            this.slot = slot;
             if (ended) {
                 release(); // the client went away while the state was written
             } else {
@@ -205,7 +242,7 @@ final class BackupService {
                 }
             } catch (IOException | RuntimeException e) {
                 LOG.warn("backup stream failed on node {}", nodeId, e);
-                fail(Status.INTERNAL.withDescription("node " + nodeId + " could not read the backup it wrote: " + e));
+                fail(Status.INTERNAL.withDescription("node " + nodeId + " could not read its checkpoint: " + e));
             }
         }
 
@@ -242,7 +279,7 @@ final class BackupService {
                 LOG.debug("closing the backup stream", e);
             }
             deleteQuietly(file);
-            oneAtATime.release();
+            slot.release();
         }
     }
 }

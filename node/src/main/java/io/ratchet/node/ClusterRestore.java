@@ -1,11 +1,15 @@
 package io.ratchet.node;
 
 import io.ratchet.statemachine.BackupFile;
-import io.ratchet.statemachine.SnapshotFile;
-import java.io.File;
+import io.ratchet.statemachine.CompareExchangeStore;
+import io.ratchet.statemachine.Directories;
+import io.ratchet.statemachine.RatchetStateMachine;
+import io.ratchet.statemachine.kv.RocksKeyValueStore;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -17,36 +21,45 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.server.storage.RaftStorageMetadata;
-import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.util.MD5FileUtil;
 
 /**
  * Starts a new cluster from a backup, offline: writes into each of its nodes' empty storage what a node
- * that had taken a snapshot at the backup's index and purged its log would hold, under a new cluster id.
- * Started, the nodes load the snapshot and their log goes on at the index after it, so no index in the
- * backup is ever given out again.
+ * whose store holds the backup's state would hold, under a new cluster id. Started, the nodes open that
+ * store and their log goes on at the index after it, so no index in the backup is ever given out again.
  *
- * <p>Everything is checked before anything is written: the whole backup (header, length, SHA-256, and its
- * state parsed), that the nodes are of one cluster, and that their storage is empty. A node's
+ * <p>Everything is checked before anything is written into a node's storage: the whole backup (header,
+ * length, SHA-256, and its state opened as a store holding the entry its header names), that the nodes
+ * are of one cluster, and that their storage is empty. The state is unpacked once, in the nearest
+ * directory above the first node's storage that exists (the temporary directory for a check alone), and
+ * never held in memory; each node
+ * gets hard links to its immutable files where the file system allows, copies otherwise. A node's
  * {@link ClusterIdentity} file is written last, so a node whose restore did not finish never starts as a
  * member of the restored cluster with part of its state.
  */
 final class ClusterRestore {
     /**
-     * A checked restore, ready to write.
+     * A checked restore, ready to write; closing it deletes the unpacked state.
      *
+     * @param backup    the backup, verified
+     * @param staged    its state, unpacked into a store directory
+     * @param items     how many items it holds
      * @param clusterId the new cluster's id
      * @param given     whether the operator gave it (to restore the cluster's other nodes elsewhere)
      */
-    record Plan(BackupFile.Contents backup, List<NodeConfig> nodes, RaftGroupId clusterId, boolean given) {
+    record Plan(BackupFile.Received backup, Path staged, long items, List<NodeConfig> nodes, RaftGroupId clusterId,
+                boolean given) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            Directories.delete(staged.getParent());
+        }
     }
 
     private ClusterRestore() {
     }
 
     /**
-     * Checks {@code backup} and the nodes' storage, and chooses the new cluster id ({@code clusterId}, or a
-     * random one when null). Writes nothing.
+     * Checks {@code backup} and the nodes' storage, unpacks the state, and chooses the new cluster id
+     * ({@code clusterId}, or a random one when null). Writes nothing into the nodes' storage.
      *
      * @throws IllegalArgumentException when the nodes are not of one cluster, a storage is not empty, or
      *                                  the id is the backup's own
@@ -60,14 +73,36 @@ final class ClusterRestore {
         if (!Files.isRegularFile(backup)) {
             throw new IllegalArgumentException("no backup file at " + backup);
         }
-        BackupFile.Contents contents = BackupFile.read(backup);
-        UUID source = contents.header().clusterId();
-        if (source.equals(clusterId)) {
-            throw new IllegalArgumentException("cluster id " + clusterId + " is the id of the cluster the backup was "
-                    + "taken from; a restored cluster takes a new one, so that the two can never mix");
+        Path staging = nodes.isEmpty() ? Files.createTempDirectory("ratchet-restore-")
+                : Files.createTempDirectory(parentOf(nodes.get(0).storage()), ".ratchet-restore-");
+        try {
+            Path staged = staging.resolve("db");
+            BackupFile.Received received = BackupFile.unpack(backup, staged,
+                    nodes.isEmpty() ? RocksKeyValueStore.Settings.DEFAULT : nodes.get(0).store());
+            UUID source = received.header().clusterId();
+            if (source.equals(clusterId)) {
+                throw new IllegalArgumentException("cluster id " + clusterId + " is the id of the cluster the backup was "
+                        + "taken from; a restored cluster takes a new one, so that the two can never mix");
+            }
+            long items;
+            try (RocksKeyValueStore kv = RocksKeyValueStore.openReadOnly(staged)) {
+                items = new CompareExchangeStore(kv).size();
+            }
+            RaftGroupId id = clusterId != null ? RaftGroupId.valueOf(clusterId) : RaftGroupId.randomId();
+            return new Plan(received, staged, items, List.copyOf(nodes), id, clusterId != null);
+        } catch (IOException | RuntimeException e) {
+            Directories.delete(staging);
+            throw e;
         }
-        RaftGroupId id = clusterId != null ? RaftGroupId.valueOf(clusterId) : RaftGroupId.randomId();
-        return new Plan(contents, List.copyOf(nodes), id, clusterId != null);
+    }
+
+    /** The nearest directory above {@code storage} that exists: staging there makes no directory that stays. */
+    private static Path parentOf(Path storage) {
+        Path p = storage.toAbsolutePath().getParent();
+        while (p != null && !Files.isDirectory(p)) {
+            p = p.getParent();
+        }
+        return p;
     }
 
     /**
@@ -89,7 +124,6 @@ final class ClusterRestore {
 
     private static void writeNode(NodeConfig node, Plan plan) throws IOException {
         long term = plan.backup().header().term();
-        long index = plan.backup().header().index();
         Files.createDirectories(node.storage());
         RaftProperties properties = RatchetNode.properties(node);
         // Ratis lays out a group's storage: current/ (its metadata and log) and sm/ (the state machine's).
@@ -104,16 +138,42 @@ final class ClusterRestore {
             // The term the backup's last entry has: the first leader's term is above it, as entries' terms must
             // never go down along the log. No vote cast in it.
             storage.getMetadataFile().persist(RaftStorageMetadata.valueOf(term, RaftPeerId.valueOf("")));
-            // After the format, which empties sm/. Named as the state machine names its snapshots, with the
-            // MD5 side file that tells Ratis the snapshot is complete.
-            File snapshot = new File(storage.getStorageDir().getStateMachineDir(),
-                    SimpleStateMachineStorage.getSnapshotFileName(term, index));
-            SnapshotFile.write(plan.backup().state(), snapshot.toPath());
-            MD5FileUtil.saveMD5File(snapshot, MD5FileUtil.computeMd5ForFile(snapshot));
+            // After the format, which empties sm/: the store the state machine opens there.
+            copyStore(plan.staged(), storage.getStorageDir().getStateMachineDir().toPath().resolve(RatchetStateMachine.DB));
         } finally {
             storage.close();
         }
         ClusterIdentity.write(node.storage(), plan.clusterId());
+    }
+
+    /**
+     * A store's files into {@code target}: its table files, which the store never changes once written,
+     * as hard links where the file system allows; the rest (the manifest, which the store appends to) as
+     * copies, so that no two nodes ever share a file that changes.
+     */
+    private static void copyStore(Path source, Path target) throws IOException {
+        Files.createDirectory(target);
+        try (Stream<Path> files = Files.list(source)) {
+            for (Path f : files.toList()) {
+                Path to = target.resolve(f.getFileName());
+                boolean linked = false;
+                if (f.getFileName().toString().endsWith(".sst")) {
+                    try {
+                        Files.createLink(to, f);
+                        linked = true;
+                    } catch (IOException | UnsupportedOperationException e) {
+                        // Another file system: copied below.
+                    }
+                }
+                if (!linked) {
+                    Files.copy(f, to);
+                    try (FileChannel channel = FileChannel.open(to, StandardOpenOption.WRITE)) {
+                        channel.force(true);
+                    }
+                }
+            }
+        }
+        Directories.sync(target);
     }
 
     /** One cluster: the same name and peers in every conf, each a different node with its own storage. */

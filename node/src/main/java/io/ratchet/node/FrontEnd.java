@@ -21,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -103,7 +104,13 @@ final class FrontEnd implements AutoCloseable {
     /** The group's state machine, once attached: asked whether a write can fit (see {@link #write}). */
     private volatile RatchetStateMachine machine;
 
-    FrontEnd(RaftGroupId groupId, Timer rounds, Counter overQuota, Authorizer authorizer) {
+    /** The free space of the disk under the store, against its floor. */
+    private final DiskFloor disk;
+    private final String nodeId;
+
+    FrontEnd(String nodeId, RaftGroupId groupId, Timer rounds, Counter overQuota, Authorizer authorizer, DiskFloor disk) {
+        this.nodeId = nodeId;
+        this.disk = disk;
         this.groupId = groupId;
         this.authorizer = authorizer;
         this.rounds = rounds;
@@ -248,6 +255,11 @@ final class FrontEnd implements AutoCloseable {
         // A full cluster answers what cannot fit without a log entry (as etcd refuses puts once its
         // space alarm is raised): a storm of refused writes then costs no fsync on any node.
         List<Result> refused = machine.refusalsForQuota(decoded);
+        if (refused == null && disk.low() && machine.grows(decoded)) {
+            // The leader's disk is at its floor: what would add to the state is refused before the log (free
+            // space differs from node to node, so apply cannot be the judge); deletes and writes in place pass.
+            refused = Collections.nCopies(decoded.commandCount(), new Result.DiskFull(nodeId, disk.free(), disk.floor()));
+        }
         if (refused != null) {
             overQuota.increment(refused.size());
             reply(answer, Codec.encodeResults(refused));

@@ -4,6 +4,7 @@ import io.ratchet.client.Credentials;
 import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.ByteSize;
 import io.ratchet.protocol.Limits;
+import io.ratchet.statemachine.kv.RocksKeyValueStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -22,7 +23,7 @@ import java.util.function.Function;
  * @param id                    this node's id, one of {@code peers}' ids
  * @param peers                 every voting member, id to {@code host:port}
  * @param group                 the cluster's name; nodes of one cluster share it
- * @param storage               where the Raft log and snapshots live
+ * @param storage               where the Raft log and the state's store live
  * @param snapshotThreshold     log entries after which a snapshot is taken and the log before it purged
  * @param segmentSizeBytes      the size of one Raft log segment file (purge drops whole closed segments)
  * @param electionTimeoutMin    the least time without a leader's heartbeat before a follower stands
@@ -30,16 +31,28 @@ import java.util.function.Function;
  * @param sweepInterval         how often the leader proposes removing expired items
  * @param httpPort              the port of the HTTP API and console, on this node's host; 0 for none
  * @param quotaBytes            the storage quota this node proposes when it leads a cluster that never had
- *                              one set ({@code quota.bytes}), and checks its heap against at start; 0 for
- *                              the protocol's default
+ *                              one set ({@code quota.bytes}); 0: {@link #DEFAULT_QUOTA_BYTES}, at most its disk's size
  * @param tls                   the node's certificate, key and CA ({@code tls.cert}, {@code tls.key}, {@code tls.ca});
  *                              null for none: then every port is plaintext
+ * @param store                 the native memory of the state's store: its block cache ({@code store.block.cache})
+ *                              and one memtable ({@code store.write.buffer})
+ * @param minFreeBytes          the free space under which the leader refuses writes that grow the state
+ *                              ({@code store.min.free}): the disk fills no further than this, whatever the quota
  */
 public record NodeConfig(String id, Map<String, String> peers, String group, Path storage, long snapshotThreshold,
                          long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax,
-                         Duration sweepInterval, int httpPort, long quotaBytes, TlsFiles tls) {
+                         Duration sweepInterval, int httpPort, long quotaBytes, TlsFiles tls,
+                         RocksKeyValueStore.Settings store, long minFreeBytes) {
 
     public static final String DEFAULT_GROUP = "ratchet";
+    /**
+     * The quota a node proposes to a cluster that has none set: the state is on disk, so it is a disk's
+     * worth. (A cluster that never had one set counts {@link Limits#DEFAULT_QUOTA_BYTES}, the same on
+     * every replica of every release, until this is applied.)
+     */
+    public static final long DEFAULT_QUOTA_BYTES = 8L << 30;
+    /** The free space under which writes that grow the state are refused, unless configured. */
+    public static final long DEFAULT_MIN_FREE_BYTES = 1L << 30;
 
     public NodeConfig {
         peers = Map.copyOf(peers);
@@ -55,46 +68,55 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         if (httpPort < 0 || httpPort > 65_535) {
             throw new IllegalArgumentException("http.port must be 1..65535 (or 0 for no HTTP), not " + httpPort);
         }
+        if (minFreeBytes < 0) {
+            throw new IllegalArgumentException("store.min.free must not be negative, not " + minFreeBytes);
+        }
         if (quotaBytes != 0 && (quotaBytes < Limits.MIN_QUOTA_BYTES || quotaBytes > Limits.MAX_QUOTA_BYTES)) {
             throw new IllegalArgumentException("quota.bytes must be " + Limits.MIN_QUOTA_BYTES + " .. "
                     + Limits.MAX_QUOTA_BYTES + " (1 MiB .. 1 TiB), not " + quotaBytes);
         }
     }
 
-    /** The quota this node starts with: its own, or the protocol's default. */
+    /** The quota this node proposes to a cluster that has none: its own, or {@link #DEFAULT_QUOTA_BYTES}. */
     public long effectiveQuota() {
-        return quotaBytes != 0 ? quotaBytes : Limits.DEFAULT_QUOTA_BYTES;
+        return quotaBytes != 0 ? quotaBytes : DEFAULT_QUOTA_BYTES;
     }
 
     /** Defaults for everything but identity, peers and storage. */
     public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
         return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
-                Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0, 0, null);
+                Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0, 0, null,
+                RocksKeyValueStore.Settings.DEFAULT, DEFAULT_MIN_FREE_BYTES);
     }
 
     public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {
         return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax,
-                sweepInterval, httpPort, quotaBytes, tls);
+                sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes);
     }
 
     public NodeConfig withElectionTimeout(Duration min, Duration max) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max, sweepInterval,
-                httpPort, quotaBytes, tls);
+                httpPort, quotaBytes, tls, store, minFreeBytes);
     }
 
     public NodeConfig withHttpPort(int port) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, port, quotaBytes, tls);
+                electionTimeoutMax, sweepInterval, port, quotaBytes, tls, store, minFreeBytes);
     }
 
     public NodeConfig withQuota(long bytes) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, bytes, tls);
+                electionTimeoutMax, sweepInterval, httpPort, bytes, tls, store, minFreeBytes);
     }
 
     public NodeConfig withTls(TlsFiles files) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, files);
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, files, store, minFreeBytes);
+    }
+
+    public NodeConfig withStore(RocksKeyValueStore.Settings settings, long minFree) {
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, settings, minFree);
     }
 
     /**
@@ -140,7 +162,11 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
                 Duration.ofMillis(number(p, file, "sweep.interval.ms", defaults.sweepInterval().toMillis(), Long::parseLong)),
                 number(p, file, "http.port", 0, Integer::parseInt),
                 number(p, file, "quota.bytes", 0L, ByteSize::parse),
-                tls(p, file, base));
+                tls(p, file, base),
+                new RocksKeyValueStore.Settings(
+                        number(p, file, "store.block.cache", defaults.store().blockCacheBytes(), ByteSize::parse),
+                        number(p, file, "store.write.buffer", defaults.store().writeBufferBytes(), ByteSize::parse)),
+                number(p, file, "store.min.free", defaults.minFreeBytes(), ByteSize::parse));
     }
 
     /** {@code tls.cert}, {@code tls.key} and {@code tls.ca}: all three, or none (no TLS). */

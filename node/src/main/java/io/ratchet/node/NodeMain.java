@@ -53,7 +53,7 @@ public final class NodeMain {
         try {
             node = RatchetNode.start(config, join);
         } catch (IllegalStateException | java.io.IOException e) {
-            // A heap too small for the quota, storage that cannot be used: say so in one line, not a trace.
+            // A heap too small, storage that cannot be used: say so in one line, not a trace.
             System.err.println("ratchet node " + config.id() + ": " + e.getMessage());
             System.exit(1);
             return;

@@ -17,6 +17,7 @@ import io.ratchet.node.metrics.RaftState;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Refusal;
@@ -62,7 +63,6 @@ public final class RatchetNode implements AutoCloseable {
     private final Authorizer authorizer;
     private final Sweeper sweeper;
     private final PeerReconnect reconnect;
-    /** Null when the node's config names no quota of its own. */
     private final QuotaBootstrap quotaBootstrap;
     private final NodeMetrics metrics;
     /** The HTTP API's own clients of the cluster, and the API; null when the node serves no HTTP. */
@@ -83,15 +83,18 @@ public final class RatchetNode implements AutoCloseable {
         this.sweeper = new Sweeper(server, groupId, config.sweepInterval());
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
-        this.quotaBootstrap = config.quotaBytes() == 0 ? null
-                : new QuotaBootstrap(server, groupId, config.quotaBytes(), config.sweepInterval());
+        // With none configured, a disk's worth, but no more than this node's disk holds (a leader refuses more).
+        long disk = config.storage().toFile().getTotalSpace();
+        long quota = config.quotaBytes() != 0 || disk == 0 ? config.effectiveQuota()
+                : Math.max(Limits.MIN_QUOTA_BYTES, Math.min(config.effectiveQuota(), disk));
+        this.quotaBootstrap = new QuotaBootstrap(server, groupId, quota, config.sweepInterval());
     }
 
     /**
      * Starts the node: it recovers its state from its storage, or, when the storage is empty, forms the
      * cluster of its configured peers with them.
      *
-     * @throws IllegalStateException when this JVM's heap cannot hold the node's quota (see {@link HeapBudget})
+     * @throws IllegalStateException when this JVM's heap is below what a node needs (see {@link HeapBudget})
      */
     public static RatchetNode start(NodeConfig config) throws IOException {
         return start(config, false);
@@ -105,7 +108,7 @@ public final class RatchetNode implements AutoCloseable {
      * joined node needs no special flag.
      */
     public static RatchetNode start(NodeConfig config, boolean join) throws IOException {
-        String tooSmall = HeapBudget.refusal(config.effectiveQuota(), Runtime.getRuntime().maxMemory());
+        String tooSmall = HeapBudget.refusal(Runtime.getRuntime().maxMemory());
         if (tooSmall != null) {
             throw new IllegalStateException("node " + config.id() + " will not start: " + tooSmall);
         }
@@ -123,9 +126,11 @@ public final class RatchetNode implements AutoCloseable {
         if (tls != null) {
             metrics.bindCertificate(tls::certificate);
         }
-        RatchetStateMachine stateMachine = new RatchetStateMachine();
+        SnapshotFetcher fetcher = new SnapshotFetcher(config.id(), config.clientCredentials(), config.store());
+        RatchetStateMachine stateMachine = new RatchetStateMachine(System::currentTimeMillis, config.store(), fetcher);
         Authorizer authorizer = new Authorizer(stateMachine::authTable);
-        FrontEnd frontEnd = new FrontEnd(groupId, metrics.rounds(), metrics.overQuota(), authorizer);
+        FrontEnd frontEnd = new FrontEnd(config.id(), groupId, metrics.rounds(), metrics.overQuota(), authorizer,
+                new DiskFloor(config.id(), config.storage(), config.minFreeBytes()));
         AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()), config.clientCredentials(), authorizer);
         BackupService backup = new BackupService(config.id(), config.group(), groupId, authorizer);
         stateMachine.listenToApplies(metrics.applyListener());
@@ -137,7 +142,7 @@ public final class RatchetNode implements AutoCloseable {
                 tls.secure(builder);
             }
             return types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()).addService(admin.service())
-                    .addService(backup.service()).intercept(new TokenInterceptor()) : builder;
+                    .addService(backup.service()).addService(backup.snapshotService()).intercept(new TokenInterceptor()) : builder;
         });
         if (tls != null) {
             GrpcConfigKeys.TLS.setConf(parameters, tls.ratis());
@@ -151,17 +156,6 @@ public final class RatchetNode implements AutoCloseable {
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         server.start();
-        // Its snapshot is loaded now: a quota the cluster set through the log that this heap cannot hold
-        // stops the node before it serves anyone, as its own quota would have before it started.
-        String stateTooLarge = stateMachine.heapTooSmall();
-        if (stateTooLarge != null) {
-            server.close();
-            frontEnd.close();
-            admin.close();
-            metrics.close();
-            throw new IllegalStateException("node " + config.id() + " will not start: its state has a quota set "
-                    + "through the log, and " + stateTooLarge);
-        }
         // Only now: until start returns, looking up the Raft group blocks while it loads its snapshot and
         // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
         frontEnd.attach(server);
@@ -297,6 +291,10 @@ public final class RatchetNode implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
         RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, config.snapshotThreshold()));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        // A follower the leader's log no longer reaches is told so, and fetches a checkpoint of the leader's
+        // store itself (SnapshotFetcher, SnapshotService): the state is a store on disk, not a file Ratis
+        // could send, and the leader makes the checkpoint only when one is asked for.
+        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
         // Purge up to the snapshot even while a follower is down: it catches up from the snapshot, and
         // a dead node cannot make the others keep their whole log.
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
@@ -349,9 +347,7 @@ public final class RatchetNode implements AutoCloseable {
         httpBlocking.shutdownNow();
         reconnect.close();
         sweeper.close();
-        if (quotaBootstrap != null) {
-            quotaBootstrap.close();
-        }
+        quotaBootstrap.close();
         frontEnd.close();
         admin.close();
         server.close();

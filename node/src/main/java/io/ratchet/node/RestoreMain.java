@@ -77,15 +77,22 @@ public final class RestoreMain {
             // A bad conf, busy storage, a damaged backup, a file that cannot be read: nothing was written.
             return refuse(out, err, request, "invalid_request", INVALID, message(e));
         }
-        if (!request.dryRun()) {
-            try {
-                ClusterRestore.write(plan);
-            } catch (IOException e) {
-                return refuse(out, err, request, "restore_failed", FAILED, e.getMessage());
+        try (ClusterRestore.Plan p = plan) {
+            if (!request.dryRun()) {
+                try {
+                    ClusterRestore.write(p);
+                } catch (IOException e) {
+                    return refuse(out, err, request, "restore_failed", FAILED, e.getMessage());
+                }
             }
+            print(out, request, p);
+            return DONE;
+        } catch (IOException e) {
+            // Only deleting the unpacked state can fail here, after the restore: say so, and where it is.
+            err.println("ratchet restore: done, but the unpacked state in " + plan.staged().getParent()
+                    + " could not be deleted: " + e.getMessage());
+            return DONE;
         }
-        print(out, request, plan);
-        return DONE;
     }
 
     /** Null for {@code --help}. */
@@ -168,7 +175,7 @@ public final class RestoreMain {
             o.put("restored", !request.dryRun());
             o.put("index", h.index());
             o.put("term", h.term());
-            o.put("items", plan.backup().state().size());
+            o.put("items", plan.items());
             o.put("sha256", plan.backup().sha256());
             o.put("sourceCluster", h.cluster());
             o.put("sourceClusterId", h.clusterId().toString());
@@ -179,7 +186,7 @@ public final class RestoreMain {
             out.println(Json.write(o));
         } else {
             out.printf("backup: %s, cluster '%s' (%s), index %d, term %d, %d items, taken %s, sha256 %s%n",
-                    request.from(), h.cluster(), h.clusterId(), h.index(), h.term(), plan.backup().state().size(),
+                    request.from(), h.cluster(), h.clusterId(), h.index(), h.term(), plan.items(),
                     Instant.ofEpochMilli(h.takenAt()), plan.backup().sha256());
             if (request.dryRun()) {
                 out.println("verified; nothing written (--dry-run)" + (plan.nodes().isEmpty() ? "" : ": the nodes' storage is empty"));

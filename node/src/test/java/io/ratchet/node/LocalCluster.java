@@ -42,6 +42,10 @@ public final class LocalCluster implements AutoCloseable {
         this.ca = ca;
     }
 
+    /** The store settings of a test cluster's nodes. */
+    static final io.ratchet.statemachine.kv.RocksKeyValueStore.Settings TEST_STORE =
+            new io.ratchet.statemachine.kv.RocksKeyValueStore.Settings(16L << 20, 8L << 20);
+
     public static LocalCluster start(int size, Path dir) {
         return start(size, dir, c -> c);
     }
@@ -68,7 +72,10 @@ public final class LocalCluster implements AutoCloseable {
         for (String id : peers.keySet()) {
             NodeConfig config = NodeConfig.of(id, peers, dir.resolve(id))
                     .withElectionTimeout(Duration.ofMillis(500), Duration.ofMillis(1000))
-                    .withHttpPort(FreePorts.next());
+                    .withHttpPort(FreePorts.next())
+                    // Small caches: many test clusters run one after another in one JVM; and no free-space floor,
+                    // which a test's temporary directory on a full disk would trip.
+                    .withStore(TEST_STORE, 0);
             cluster.configs.put(id, tune.apply(config));
         }
         try {
@@ -107,7 +114,7 @@ public final class LocalCluster implements AutoCloseable {
         peers.put(id, "127.0.0.1:" + FreePorts.next());
         NodeConfig config = new NodeConfig(id, peers, first.group(), first.storage().resolveSibling(id),
                 first.snapshotThreshold(), first.segmentSizeBytes(), first.electionTimeoutMin(), first.electionTimeoutMax(),
-                first.sweepInterval(), FreePorts.next(), first.quotaBytes(), tls);
+                first.sweepInterval(), FreePorts.next(), first.quotaBytes(), tls, first.store(), first.minFreeBytes());
         configs.put(id, config);
         try {
             running.put(id, RatchetNode.start(config, true));
@@ -126,6 +133,11 @@ public final class LocalCluster implements AutoCloseable {
                 throw new UncheckedIOException(e);
             }
         }
+    }
+
+    /** Changes a node's config, for its next start. */
+    void reconfigure(String id, UnaryOperator<NodeConfig> change) {
+        configs.put(id, change.apply(configs.get(id)));
     }
 
     void stopAll() {

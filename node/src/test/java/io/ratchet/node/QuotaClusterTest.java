@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.ClientOptions;
+import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.client.DiskFullException;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.RatchetClient;
@@ -203,16 +205,55 @@ class QuotaClusterTest {
     }
 
     @Test
-    void theLeaderRefusesAQuotaItsHeapCannotHold() {
+    void theLeaderRefusesAQuotaItsDiskCannotHold() {
         try (LocalCluster cluster = LocalCluster.start(3, dir)) {
             RatchetClient admin = cluster.client();
-            long before = admin.quota().quota();
-            InvalidRequestException refused = assertThrows(InvalidRequestException.class,
-                    () -> admin.setQuota(Limits.MAX_QUOTA_BYTES));
-            assertTrue(refused.getMessage().contains("needs a heap of at least"), refused.getMessage());
-            assertEquals(before, admin.quota().quota());
+            long disk = dir.toFile().getTotalSpace();
+            if (disk < Limits.MAX_QUOTA_BYTES) {
+                long before = admin.quota().quota();
+                InvalidRequestException refused = assertThrows(InvalidRequestException.class,
+                        () -> admin.setQuota(Limits.MAX_QUOTA_BYTES));
+                assertTrue(refused.getMessage().contains("larger than the disk that holds its store"), refused.getMessage());
+                assertEquals(before, admin.quota().quota());
+            }
+            long larger = 4L << 30; // far beyond any test heap: the state is on disk
+            if (disk > larger) {
+                assertEquals(larger, admin.setQuota(larger).quota());
+            }
             assertTrue(assertThrows(InvalidRequestException.class, () -> admin.setQuota(1)).getMessage()
                     .contains("quota must be"), "below the minimum");
+        }
+    }
+
+    /**
+     * A leader whose disk has less free space than its floor refuses, before the log, the writes that would
+     * add to the state, with their own error; deletes and writes that keep the state's size go through, and
+     * nothing it refused is anywhere. (The floor is set above any disk's free space, so the disk is "full".)
+     */
+    @Test
+    void aLeaderWhoseDiskIsUnderItsFloorRefusesGrowthAndTakesDeletes() {
+        long floor = Long.MAX_VALUE / 4;
+        try (LocalCluster cluster = LocalCluster.start(3, dir)) {
+            CompareExchangeResult kept = cluster.client().put("keep/a", "1", 0);
+            // Restarted with the floor above what any disk has free.
+            cluster.stopAll();
+            for (String id : cluster.nodeIds()) {
+                cluster.reconfigure(id, c -> c.withStore(LocalCluster.TEST_STORE, floor));
+            }
+            cluster.startAll();
+            cluster.awaitLeader();
+            RatchetClient client = cluster.client();
+            DiskFullException refused = assertThrows(DiskFullException.class, () -> client.put("new/b", "2", 0));
+            assertEquals(cluster.awaitLeader(), refused.node());
+            assertEquals(floor, refused.floorBytes());
+            assertTrue(refused.freeBytes() < floor);
+            assertTrue(refused.getMessage().contains("nothing was written"), refused.getMessage());
+            assertTrue(client.get("new/b").isEmpty(), "refused before the log: on no node");
+            assertTrue(client.put("keep/a", "2", kept.index()).successful(), "a write that keeps the size goes through");
+            assertTrue(assertThrows(DiskFullException.class,
+                    () -> client.put("keep/a", "\"a much longer value than one digit\"", client.get("keep/a").get().index()))
+                    .getMessage().contains("under its floor"), "one that grows the item is refused");
+            assertTrue(client.delete("keep/a", client.get("keep/a").get().index()).successful(), "deletes free space");
         }
     }
 }

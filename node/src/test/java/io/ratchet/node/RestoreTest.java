@@ -12,7 +12,10 @@ import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Request;
 import io.ratchet.statemachine.BackupFile;
 import io.ratchet.statemachine.CompareExchangeStore;
+import io.ratchet.statemachine.RatchetStateMachine;
 import io.ratchet.statemachine.SnapshotFile;
+import io.ratchet.statemachine.kv.RocksKeyValueStore;
+import org.apache.ratis.server.protocol.TermIndex;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -62,7 +65,9 @@ class RestoreTest {
         Path state = dir.resolve("state.snapshot");
         SnapshotFile.write(store, state);
         backup = dir.resolve("ratchet.rbk");
-        try (InputStream in = BackupFile.open(new BackupHeader("ratchet", SOURCE, TERM, INDEX, 0, Files.size(state)), state)) {
+        // A backup of the release before the disk store: its state is a snapshot file, converted as it is restored.
+        BackupHeader header = new BackupHeader(BackupHeader.SNAPSHOT_FORMAT, "ratchet", SOURCE, TERM, INDEX, 0, Files.size(state));
+        try (InputStream in = BackupFile.open(header, Files.newInputStream(state))) {
             Files.write(backup, in.readAllBytes());
         }
         n1 = conf("n1");
@@ -81,7 +86,7 @@ class RestoreTest {
     }
 
     @Test
-    void aRestoreLaysOutTheSnapshotAndANewClusterIdInEachNodesStorage() throws IOException {
+    void aRestoreLaysOutTheStoreAndANewClusterIdInEachNodesStorage() throws IOException {
         Run run = restore("restore", "--from", backup.toString(), "--conf", n1.toString(), "--conf", n2.toString());
         assertEquals(RestoreMain.DONE, run.code(), run.toString());
         List<String> lines = run.out().lines().toList();
@@ -98,9 +103,11 @@ class RestoreTest {
             assertEquals(id, ClusterIdentity.read(storage).getUuid().toString());
             Path group = storage.resolve(id);
             assertTrue(Files.exists(group.resolve("current").resolve("raft-meta")));
-            Path snapshot = group.resolve("sm").resolve("snapshot.4_42");
-            assertEquals(1, SnapshotFile.read(snapshot).size());
-            assertTrue(Files.exists(group.resolve("sm").resolve("snapshot.4_42.md5")), "Ratis takes a snapshot with it as complete");
+            Path db = group.resolve("sm").resolve(RatchetStateMachine.DB);
+            assertEquals(TermIndex.valueOf(TERM, INDEX), RatchetStateMachine.positionOf(db), "the log goes on after the backup's index");
+            try (RocksKeyValueStore kv = RocksKeyValueStore.openReadOnly(db)) {
+                assertEquals(1, new CompareExchangeStore(kv).size());
+            }
         }
 
         // The third node, on another machine, joins the same new cluster.
@@ -182,8 +189,11 @@ class RestoreTest {
         assertEquals("ratchet restore: no backup file at " + dir.resolve("nowhere.rbk") + "\n", missing.err());
     }
 
-    private void assertNothingWritten() {
+    private void assertNothingWritten() throws IOException {
         assertFalse(Files.exists(dir.resolve("data")), "nothing written into any storage");
+        try (Stream<Path> left = Files.list(dir)) {
+            assertFalse(left.anyMatch(p -> p.getFileName().toString().startsWith(".ratchet-restore")), "the unpacked state is gone");
+        }
     }
 
     private List<Path> tree() throws IOException {

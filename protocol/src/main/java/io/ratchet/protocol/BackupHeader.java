@@ -17,13 +17,18 @@ import java.util.UUID;
  *   magic "RCHB" (4 bytes), format version (1 byte),
  *   cluster name (4-byte length, UTF-8), source cluster id (16 bytes),
  *   term, index, taken-at (epoch ms), state length (8 bytes each),
- *   the state: a snapshot file (the statemachine's SnapshotFile format) of that many bytes,
+ *   the state, of that many bytes,
  *   SHA-256 of everything before it (32 bytes).
  * </pre>
+ *
+ * The state is, in format 2, a checkpoint of the node's store as an archive of its files (the
+ * statemachine's {@code CheckpointArchive}); in format 1 (the releases that held the state in the heap),
+ * a snapshot file (the statemachine's {@code SnapshotFile} format). Both are read.
  *
  * Its own format, versioned apart from the snapshot inside it, so either can change without the other.
  * Read it with {@link BackupCheck}, which verifies the whole file.
  *
+ * @param format     the backup's format: {@link #FORMAT_VERSION} for those this build writes
  * @param cluster    the name of the cluster it was taken from
  * @param clusterId  that cluster's id (its Raft group's), which a cluster restored from it must not take
  * @param term       the Raft term of the entry at {@code index}
@@ -32,9 +37,13 @@ import java.util.UUID;
  * @param takenAt    when the node that wrote it began, by its clock (for people; nothing depends on it)
  * @param stateBytes the length of the state that follows the header
  */
-public record BackupHeader(String cluster, UUID clusterId, long term, long index, long takenAt, long stateBytes) {
+public record BackupHeader(byte format, String cluster, UUID clusterId, long term, long index, long takenAt,
+                           long stateBytes) {
     public static final int MAGIC = 0x52434842; // "RCHB"
-    public static final byte FORMAT_VERSION = 1;
+    /** The state is a checkpoint archive. */
+    public static final byte FORMAT_VERSION = 2;
+    /** The state is a heap-format snapshot file: backups of the releases before the disk store. */
+    public static final byte SNAPSHOT_FORMAT = 1;
     public static final String DIGEST = "SHA-256";
     public static final int DIGEST_BYTES = 32;
     /** A cluster's name is a short word; more means a damaged length. */
@@ -43,7 +52,15 @@ public record BackupHeader(String cluster, UUID clusterId, long term, long index
     /** The longest a header can be: a reader that has this many bytes and cannot decode one has none. */
     public static final int MAX_BYTES = FIXED_BYTES + MAX_CLUSTER_BYTES;
 
+    /** A header of the format this build writes. */
+    public BackupHeader(String cluster, UUID clusterId, long term, long index, long takenAt, long stateBytes) {
+        this(FORMAT_VERSION, cluster, clusterId, term, index, takenAt, stateBytes);
+    }
+
     public BackupHeader {
+        if (format != FORMAT_VERSION && format != SNAPSHOT_FORMAT) {
+            throw new IllegalArgumentException("backup format " + format + " is none this build knows");
+        }
         if (cluster.getBytes(StandardCharsets.UTF_8).length > MAX_CLUSTER_BYTES) {
             throw new IllegalArgumentException("a cluster name is at most " + MAX_CLUSTER_BYTES + " bytes");
         }
@@ -76,7 +93,7 @@ public record BackupHeader(String cluster, UUID clusterId, long term, long index
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(encodedBytes());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(MAGIC);
-            out.writeByte(FORMAT_VERSION);
+            out.writeByte(format);
             byte[] name = cluster.getBytes(StandardCharsets.UTF_8);
             out.writeInt(name.length);
             out.write(name);
@@ -102,9 +119,9 @@ public record BackupHeader(String cluster, UUID clusterId, long term, long index
             throw new InvalidBackupException(source + " is not a Ratchet backup: it does not begin with the backup magic");
         }
         byte version = in.readByte();
-        if (version != FORMAT_VERSION) {
+        if (version != FORMAT_VERSION && version != SNAPSHOT_FORMAT) {
             throw new InvalidBackupException(source + " has backup format " + version + "; this build reads "
-                    + FORMAT_VERSION + " (or the file is damaged)");
+                    + SNAPSHOT_FORMAT + " and " + FORMAT_VERSION + " (or the file is damaged)");
         }
         int nameBytes = in.readInt();
         if (nameBytes < 0 || nameBytes > MAX_CLUSTER_BYTES) {
@@ -121,6 +138,6 @@ public record BackupHeader(String cluster, UUID clusterId, long term, long index
             throw new InvalidBackupException(source + " is damaged: its header says term " + term + ", index " + index
                     + ", state length " + stateBytes);
         }
-        return new BackupHeader(new String(name, StandardCharsets.UTF_8), id, term, index, takenAt, stateBytes);
+        return new BackupHeader(version, new String(name, StandardCharsets.UTF_8), id, term, index, takenAt, stateBytes);
     }
 }

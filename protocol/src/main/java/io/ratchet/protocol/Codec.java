@@ -72,6 +72,7 @@ public final class Codec {
     private static final byte QUOTA_EXCEEDED = 13;
     private static final byte QUOTA = 14;
     private static final byte AUTH_STATE = 15;
+    private static final byte DISK_FULL = 16;
 
     /** Entries may hold several requests (group commit), so counts inside them get a generous bound. */
     private static final int MAX_COUNT = 1 << 20;
@@ -605,6 +606,11 @@ public final class Codec {
             out.writeLong(q.used());
             out.writeLong(q.quota());
             out.writeLong(q.needed());
+        } else if (result instanceof Result.DiskFull d) {
+            out.writeByte(DISK_FULL);
+            writeString(out, d.node());
+            out.writeLong(d.freeBytes());
+            out.writeLong(d.floorBytes());
         } else if (result instanceof Result.Quota q) {
             out.writeByte(QUOTA);
             out.writeLong(q.used());
@@ -652,6 +658,7 @@ public final class Codec {
                     in.readLong());
             case QUOTA_EXCEEDED -> new Result.QuotaExceeded(in.readLong(), in.readLong(), in.readLong());
             case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
+            case DISK_FULL -> new Result.DiskFull(readString(in), in.readLong(), in.readLong());
             case AUTH_STATE -> new Result.AuthState(AuthTableCodec.read(in));
             case WATCHED -> new Result.Watched(in.readBoolean(), in.readLong(), readNullableItem(in));
             case DOCUMENT_FOUND -> new Result.DocumentFound(in.readBoolean() ? readDocument(in) : null);

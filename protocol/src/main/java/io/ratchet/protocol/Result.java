@@ -5,7 +5,7 @@ import java.util.List;
 /** What a node answers to a command or query. A failed condition is a normal result, not an error. */
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
-        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.Quota, Result.AuthState {
+        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.DiskFull, Result.Quota, Result.AuthState {
 
     /**
      * The outcome of a put or delete. On success, {@code item} is the state after it (null after a
@@ -98,6 +98,18 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * @param needed how much the write would have added
      */
     record QuotaExceeded(long used, long quota, long needed) implements Result {
+    }
+
+    /**
+     * A write that would add to the state, refused by the leader before the log because the disk that
+     * holds its store has less free space than its floor: nothing written, on any node. Not a result of
+     * apply (free space differs between nodes): only the leader's front end answers it.
+     *
+     * @param node       the leader that refused it
+     * @param freeBytes  the free space it had
+     * @param floorBytes the free space under which it refuses such writes
+     */
+    record DiskFull(String node, long freeBytes, long floorBytes) implements Result {
     }
 
     /**

@@ -334,6 +334,32 @@ public final class CompareExchangeStore {
         return refusals;
     }
 
+    /**
+     * Whether applying {@code batch} now would add to the items or documents: one of its writes has a
+     * condition that holds and grows the state. Changes nothing. How the leader tells, when its disk is at
+     * its floor, the writes it refuses from those that free or keep space (deletes, writes in place).
+     */
+    public boolean grows(Batch batch) {
+        for (Request request : batch.requests()) {
+            for (Command command : request.commands()) {
+                try {
+                    command.validate();
+                } catch (InvalidCommandException e) {
+                    continue; // apply refuses it: it writes nothing
+                }
+                List<Command.Op> ops = command instanceof Command.Transaction t ? t.ops()
+                        : command instanceof Command.Op op ? List.of(op) : List.of();
+                for (Command.Op op : ops) {
+                    Item current = items.get(Keys.normalize(op.key()));
+                    if (holds(op, current, clusterTime) && plan(op, current, lastEntryIndex + 1, clusterTime).growth() > 0) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
     /** The quota refusal apply would give {@code command} now, or null when it would give anything else. */
     private Result refusalForQuota(Command command) {
         try {
@@ -728,7 +754,7 @@ public final class CompareExchangeStore {
                                         Iterable<Document> documents, Map<String, Long> tombstones,
                                         long tombstoneWatermark, Map<String, Remembered> remembered,
                                         Iterable<ClientSessions.Session> sessions) {
-        CompareExchangeStore store = importing(new MemoryKeyValueStore(), clusterTime, lastEntryIndex);
+        CompareExchangeStore store = importing(new MemoryKeyValueStore(), clusterTime, lastEntryIndex, 0);
         items.forEach(store::restoreItem);
         documents.forEach(store::restoreDocument);
         store.restoreTombstones(tombstones, tombstoneWatermark);
@@ -743,13 +769,14 @@ public final class CompareExchangeStore {
      *
      * @throws IllegalStateException when {@code kv} already holds a state
      */
-    static CompareExchangeStore importing(KeyValueStore kv, long clusterTime, long lastEntryIndex) {
+    static CompareExchangeStore importing(KeyValueStore kv, long clusterTime, long lastEntryIndex, long lastEntryTerm) {
         if (holdsState(kv)) {
             throw new IllegalStateException("a snapshot is imported only into an empty store");
         }
         CompareExchangeStore store = new CompareExchangeStore(kv);
         store.clusterTime = clusterTime;
         store.lastEntryIndex = lastEntryIndex;
+        store.lastEntryTerm = lastEntryTerm;
         return store;
     }
 

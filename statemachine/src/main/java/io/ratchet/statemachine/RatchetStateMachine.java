@@ -4,32 +4,39 @@ import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
-import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
+import io.ratchet.statemachine.kv.RocksKeyValueStore;
+import io.ratchet.statemachine.kv.StorageException;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
-import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
@@ -43,24 +50,45 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Ratis adapter around {@link CompareExchangeStore}: it validates and stamps requests on the
- * leader, decodes log entries and hands them to the store, serves queries, and writes and loads
- * snapshots. Every line here is about Raft; the semantics live in the store.
+ * leader, decodes log entries and hands them to the store, serves queries, and keeps the store on disk
+ * in step with Raft. Every line here is about Raft; the semantics live in the store.
+ *
+ * <p>The state lives in a RocksDB store in the group's {@code sm/db}, written once per entry with the
+ * entry's term and index, and without RocksDB's own log: the Raft log is the write-ahead log. So a node
+ * restarts from its store as it is on disk, at whatever entry its last flush holds, and Ratis applies the
+ * log after it. A "snapshot" is the position up to which the store is flushed: taking one asks RocksDB to
+ * flush and reports the position of the last flush that completed, and Ratis purges its log up to there,
+ * never further than what is on disk. A follower the leader's log no longer reaches fetches a checkpoint
+ * of the leader's store ({@link SnapshotSource}) and swaps it in.
  */
 public final class RatchetStateMachine extends BaseStateMachine {
     private static final Logger LOG = LoggerFactory.getLogger(RatchetStateMachine.class);
+    /** The store, in the state machine's directory. */
+    public static final String DB = "db";
+    /** A fetched checkpoint, complete and verified, waiting for Ratis to swap it in. */
+    static final String INSTALL = "install";
+    private static final String INSTALLING = "install.tmp";
+    /** The store being replaced while a checkpoint is swapped in. */
+    private static final String REPLACED = "db.old";
+    /** A heap-format snapshot being converted. */
+    private static final String CONVERTING = "db.import";
 
-    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-    /**
-     * The newest snapshot this node wrote or loaded, or null before the first. Ratis asks for it on
-     * every append, on the leader (each follower's appender) and on each follower; the storage's own
-     * getter lists the snapshot directory again on every call while there is none.
-     */
-    private volatile SingleFileSnapshotInfo latestSnapshot;
+    private final DiskStateStorage storage = new DiskStateStorage(this::getLatestSnapshot);
     /** Apply holds the write lock; queries the read lock, so a reader never sees half an entry. */
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final LongSupplier leaderClock;
+    private final RocksKeyValueStore.Settings storeSettings;
+    private final SnapshotSource snapshots;
     private final Watches watches = new Watches();
+    private final ExecutorService installer = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-install"));
+    private Path dir;
+    private RocksKeyValueStore kv;
     private CompareExchangeStore store = new CompareExchangeStore();
+    /** The position up to which the store is on disk: what Ratis takes as the latest snapshot. */
+    private volatile DiskStateStorage.Durable durable;
+    /** A flush asked for and not yet seen done: the write it must cover, and the position that write made. */
+    private long flushFor = -1;
+    private TermIndex flushPosition;
     private final KeyContention contention = new KeyContention(System.currentTimeMillis());
     private volatile ApplyListener applyListener = ApplyListener.NONE;
     private final QuotaAlarm quotaAlarm = new QuotaAlarm();
@@ -69,16 +97,27 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private volatile boolean quotaSet;
     /** The permission table after the last entry: read without the lock by every call's check. */
     private volatile AuthTable auth = AuthTable.EMPTY;
-    /** This process's heap, against which a quota is checked (see {@link HeapBudget}). */
-    private final long maxHeap = Runtime.getRuntime().maxMemory();
 
+    /** A machine with the default store settings that cannot fetch snapshots (tests). */
     public RatchetStateMachine() {
         this(System::currentTimeMillis);
     }
 
     /** @param leaderClock the clock that stamps entries on the leader (never read during apply) */
     public RatchetStateMachine(LongSupplier leaderClock) {
+        this(leaderClock, RocksKeyValueStore.Settings.DEFAULT, SnapshotSource.NONE);
+    }
+
+    /**
+     * @param leaderClock   the clock that stamps entries on the leader (never read during apply)
+     * @param storeSettings the store's caches
+     * @param snapshots     where a follower that fell behind the leader's log fetches the leader's state
+     */
+    public RatchetStateMachine(LongSupplier leaderClock, RocksKeyValueStore.Settings storeSettings,
+                               SnapshotSource snapshots) {
         this.leaderClock = leaderClock;
+        this.storeSettings = storeSettings;
+        this.snapshots = snapshots;
         store.countContentionIn(contention);
     }
 
@@ -92,19 +131,121 @@ public final class RatchetStateMachine extends BaseStateMachine {
         getLifeCycle().startAndTransition(() -> {
             super.initialize(server, groupId, raftStorage);
             storage.init(raftStorage);
-            loadLatestSnapshot();
+            dir = storage.getSnapshotDir().toPath();
+            Files.createDirectories(dir);
+            recoverDirectories();
+            if (!Files.isDirectory(dir.resolve(DB))) {
+                convertHeapSnapshot(raftStorage);
+            }
+            openStore();
         }, IOException.class);
     }
 
     /**
-     * The snapshot loaded at start, after an install from the leader, or last written. Never a
-     * directory listing: until the first snapshot, that listing ran on every append, on each node
-     * (its cost is in docs/PERFORMANCE.md). A snapshot arrives on disk only through {@link #takeSnapshot} or an
-     * install, and Ratis calls {@link #reinitialize} after an install before it asks again.
+     * Puts the directories right after a crash: a swap cut off half way is rolled back (the store being
+     * replaced comes back; the leader sends its state again), and checkpoints not swapped in are dropped.
      */
+    private void recoverDirectories() throws IOException {
+        Path db = dir.resolve(DB);
+        Path replaced = dir.resolve(REPLACED);
+        if (!Files.isDirectory(db) && Files.isDirectory(replaced)) {
+            LOG.warn("a checkpoint was being swapped in when the node stopped; going on with the store it replaced");
+            Files.move(replaced, db, StandardCopyOption.ATOMIC_MOVE);
+        }
+        for (String leftover : List.of(REPLACED, INSTALL, INSTALLING, CONVERTING)) {
+            Directories.delete(dir.resolve(leftover));
+        }
+        // Checkpoints that were being sent when the node stopped (a backup, a follower's fetch).
+        Path tmp = storage.getTmpDir().toPath();
+        if (Files.isDirectory(tmp)) {
+            try (var entries = Files.list(tmp)) {
+                for (Path p : entries.filter(p -> p.getFileName().toString().startsWith("checkpoint-")).toList()) {
+                    Directories.delete(p);
+                }
+            }
+        }
+        Directories.sync(dir);
+    }
+
+    /**
+     * A node of a release that kept its state in the heap left a snapshot file ({@link SnapshotFile}) and
+     * no store: its state goes into a new store once, read and written in chunks, under the snapshot's
+     * term and index, and the snapshot files are removed after. Until the new store is whole it has
+     * another name, so a node stopped during the conversion converts again.
+     */
+    private void convertHeapSnapshot(RaftStorage raftStorage) throws IOException {
+        SimpleStateMachineStorage old = new SimpleStateMachineStorage();
+        old.init(raftStorage);
+        SingleFileSnapshotInfo snapshot = old.loadLatestSnapshot();
+        if (snapshot == null) {
+            return;
+        }
+        File file = snapshot.getFile().getPath().toFile();
+        if (snapshot.getFile().getFileDigest() != null) {
+            MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
+        }
+        long started = System.nanoTime();
+        Path converting = dir.resolve(CONVERTING);
+        CompareExchangeStore converted;
+        try (RocksKeyValueStore target = RocksKeyValueStore.open(converting, storeSettings)) {
+            converted = SnapshotFile.read(file.toPath(), target, snapshot.getTerm(), snapshot.getIndex());
+        } catch (RuntimeException e) {
+            throw new IOException("cannot convert the snapshot " + file + " to the disk store: " + e.getMessage(), e);
+        }
+        Files.move(converting, dir.resolve(DB), StandardCopyOption.ATOMIC_MOVE);
+        Directories.sync(dir);
+        try (var files = Files.list(dir)) {
+            for (Path p : files.filter(p -> p.getFileName().toString().startsWith("snapshot.")).toList()) {
+                Files.delete(p);
+            }
+        }
+        LOG.info("converted snapshot {} of the heap format into the disk store: {} items at index {}, in {} ms",
+                file.getName(), converted.size(), snapshot.getIndex(), (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** Opens the store in {@code sm/db} and takes its state as this machine's. */
+    private void openStore() {
+        long started = System.nanoTime();
+        RocksKeyValueStore opened = RocksKeyValueStore.open(dir.resolve(DB), storeSettings);
+        CompareExchangeStore loaded;
+        try {
+            loaded = new CompareExchangeStore(opened);
+        } catch (RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+        List<Runnable> wakeups;
+        lock.writeLock().lock();
+        try {
+            kv = opened;
+            store = loaded;
+            store.countContentionIn(contention);
+            quota = new Result.Quota(store.used(), store.quota());
+            quotaSet = store.quotaSet();
+            auth = store.auth();
+            TermIndex position = position(store);
+            setLastAppliedTermIndex(position);
+            durable = position.getIndex() > 0 ? new DiskStateStorage.Durable(position) : null;
+            flushFor = -1;
+            // The whole state may have changed (a checkpoint swapped in): every waiting watch is looked at.
+            wakeups = watches.firedByAnyChange(store);
+        } finally {
+            lock.writeLock().unlock();
+        }
+        wakeups.forEach(Runnable::run);
+        LOG.info("opened the store at index {} (term {}): {} items, {} bytes of quota used, in {} ms",
+                store.lastEntryIndex(), store.lastEntryTerm(), loaded.size(), loaded.used(),
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private static TermIndex position(CompareExchangeStore s) {
+        return TermIndex.valueOf(s.lastEntryTerm(), s.lastEntryIndex());
+    }
+
+    /** The position up to which the store is on disk (null before the first entry): Ratis' latest snapshot. */
     @Override
-    public SingleFileSnapshotInfo getLatestSnapshot() {
-        return latestSnapshot;
+    public SnapshotInfo getLatestSnapshot() {
+        return durable;
     }
 
     /** Ratis pauses the machine before it swaps in a snapshot installed from the leader. */
@@ -121,48 +262,84 @@ public final class RatchetStateMachine extends BaseStateMachine {
         }
     }
 
-    /** Called after a snapshot was installed from the leader: the state is replaced wholesale. */
+    /** Called once a checkpoint fetched from the leader is ready: the store is replaced by it. */
     @Override
     public void reinitialize() throws IOException {
-        loadLatestSnapshot();
+        Path install = dir.resolve(INSTALL);
+        if (Files.isDirectory(install)) {
+            Path db = dir.resolve(DB);
+            Path replaced = dir.resolve(REPLACED);
+            lock.writeLock().lock();
+            try {
+                kv.close();
+                Files.move(db, replaced, StandardCopyOption.ATOMIC_MOVE);
+                Files.move(install, db, StandardCopyOption.ATOMIC_MOVE);
+                Directories.sync(dir);
+                Directories.delete(replaced);
+            } finally {
+                lock.writeLock().unlock();
+            }
+            openStore();
+        }
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);
             getLifeCycle().transition(LifeCycle.State.RUNNING);
         }
     }
 
-    /** Loads the newest snapshot on disk (not Ratis' cached one, which an install has just outdated). */
-    private void loadLatestSnapshot() throws IOException {
-        SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
-        if (snapshot == null) {
-            latestSnapshot = null;
-            return;
-        }
-        File file = snapshot.getFile().getPath().toFile();
-        if (snapshot.getFile().getFileDigest() != null) {
-            // Ratis' own digest guards the transfer; ours (inside the file) guards the content.
-            MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
-        }
+    /**
+     * The leader's log no longer holds what this follower needs: fetch a checkpoint of the leader's
+     * store, verified whole, and answer with the position it holds. Ratis then pauses the machine and
+     * calls {@link #reinitialize}, which swaps it in. On its own thread: a large state takes a while, and
+     * Ratis asks again until it is done.
+     */
+    @Override
+    public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(RoleInfoProto roleInfo, TermIndex firstInLog) {
+        String leader = roleInfo.getFollowerInfo().getLeaderInfo().getId().getAddress();
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return fetchCheckpoint(leader, firstInLog);
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, installer);
+    }
+
+    private TermIndex fetchCheckpoint(String leader, TermIndex firstInLog) throws IOException {
         long started = System.nanoTime();
-        CompareExchangeStore loaded = SnapshotFile.read(file.toPath());
-        List<Runnable> wakeups;
-        lock.writeLock().lock();
+        Path installing = dir.resolve(INSTALLING);
+        Directories.delete(installing);
+        Directories.delete(dir.resolve(INSTALL));
         try {
-            store = loaded;
-            store.countContentionIn(contention);
-            quota = new Result.Quota(store.used(), store.quota());
-            quotaSet = store.quotaSet();
-            auth = store.auth();
-            setLastAppliedTermIndex(snapshot.getTermIndex());
-            latestSnapshot = snapshot;
-            // No entry says what changed: the whole store did, so every waiting watch is looked at.
-            wakeups = watches.firedByAnyChange(store);
-        } finally {
-            lock.writeLock().unlock();
+            snapshots.fetch(leader, installing);
+            TermIndex at = positionOf(installing);
+            if (at.getIndex() + 1 < firstInLog.getIndex()) {
+                throw new IOException("the checkpoint from " + leader + " holds index " + at.getIndex()
+                        + ", below the leader's log, which starts at " + firstInLog.getIndex());
+            }
+            Files.move(installing, dir.resolve(INSTALL), StandardCopyOption.ATOMIC_MOVE);
+            Directories.sync(dir);
+            LOG.info("fetched a checkpoint at index {} (term {}) from {} in {} ms", at.getIndex(), at.getTerm(), leader,
+                    (System.nanoTime() - started) / 1_000_000);
+            return at;
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("could not fetch a checkpoint from the leader at {}: {}", leader, e.toString());
+            Directories.delete(installing);
+            throw e instanceof IOException io ? io : new IOException(e);
         }
-        wakeups.forEach(Runnable::run);
-        LOG.info("loaded snapshot {}: {} items, {} bytes of quota used, cluster time {}, in {} ms", file.getName(),
-                loaded.size(), loaded.used(), loaded.clusterTime(), (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** The position the store in {@code db} holds (a checkpoint), read without changing the directory. */
+    public static TermIndex positionOf(Path db) throws IOException {
+        try (RocksKeyValueStore checkpoint = RocksKeyValueStore.openReadOnly(db)) {
+            StoreMeta meta = StoreMeta.read(checkpoint);
+            if (meta == null) {
+                throw new IOException(db + " holds no state");
+            }
+            return TermIndex.valueOf(meta.lastEntryTerm(), meta.lastEntryIndex());
+        } catch (StorageException | IllegalStateException e) {
+            throw new IOException(db + " cannot be read as a store: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -185,7 +362,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 throw new InvalidCommandException("a write carries at least one request");
             }
             batches.forEach(Batch::validate);
-            checkQuotasFitHeap(batches);
+            checkQuotasFitDisk(batches);
             Entry entry = new Entry(leaderClock.getAsLong(), batches);
             return context.setLogData(RaftBytes.wrap(Codec.encodeEntry(entry))).build();
         } catch (InvalidCommandException e) {
@@ -201,18 +378,16 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     /**
-     * A quota this leader's heap could not hold is refused before it is appended. (Followers are checked
-     * when they start; one that applies a quota beyond its heap logs it as an error.)
+     * A quota larger than the disk that holds this leader's store is refused before it is appended: it
+     * could never be reached, and the free-space floor would refuse writes long before it.
      */
-    private void checkQuotasFitHeap(List<Batch> batches) {
+    private void checkQuotasFitDisk(List<Batch> batches) {
         for (Batch batch : batches) {
-            for (Request request : batch.requests()) {
+            for (io.ratchet.protocol.Request request : batch.requests()) {
                 for (Command command : request.commands()) {
-                    if (command instanceof Command.SetQuota q) {
-                        String tooSmall = HeapBudget.refusal(q.bytes(), maxHeap);
-                        if (tooSmall != null) {
-                            throw new InvalidCommandException("the leader refuses the quota: " + tooSmall);
-                        }
+                    if (command instanceof Command.SetQuota q && dir != null && q.bytes() > dir.toFile().getTotalSpace()) {
+                        throw new InvalidCommandException("the leader refuses the quota: " + q.bytes() + " bytes is larger "
+                                + "than the disk that holds its store (" + dir.toFile().getTotalSpace() + " bytes)");
                     }
                 }
             }
@@ -236,17 +411,19 @@ public final class RatchetStateMachine extends BaseStateMachine {
         }
     }
 
+    /** Whether {@code batch} would add to the state now (see {@link CompareExchangeStore#grows}). */
+    public boolean grows(Batch batch) {
+        lock.readLock().lock();
+        try {
+            return store.grows(batch);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     /** The state's size and its quota after the last entry applied (or snapshot loaded). */
     public Result.Quota quota() {
         return quota;
-    }
-
-    /**
-     * Why this node's heap cannot hold the quota its state has (loaded from its snapshot, or applied),
-     * or null when it can or when no quota was set through the log yet (the node's own is checked then).
-     */
-    public String heapTooSmall() {
-        return quotaSet ? HeapBudget.refusal(quota.quota(), maxHeap) : null;
     }
 
     /** Who may do what, as of the last entry applied (or snapshot loaded). */
@@ -265,6 +442,12 @@ public final class RatchetStateMachine extends BaseStateMachine {
         long started = System.nanoTime();
         LogEntryProto logEntry = trx.getLogEntry();
         long index = logEntry.getIndex();
+        if (index <= store.lastEntryIndex()) {
+            // Applied before a restart and on disk already (Ratis applies from its last snapshot): the store
+            // holds its effect, and nobody waits for its answer.
+            updateLastAppliedTermIndex(logEntry.getTerm(), index);
+            return CompletableFuture.completedFuture(RaftBytes.message(Codec.encodeResults(List.of())));
+        }
         Entry entry = null;
         try {
             entry = Codec.decodeEntry(logEntry.getStateMachineLogEntry().getLogData().toByteArray());
@@ -278,16 +461,11 @@ public final class RatchetStateMachine extends BaseStateMachine {
         try {
             results = entry == null
                     ? List.of(new Result.Rejected("log entry " + index + " cannot be decoded"))
-                    : store.applyEntry(entry, index);
+                    : store.applyEntry(entry, index, logEntry.getTerm());
             updateLastAppliedTermIndex(logEntry.getTerm(), index);
-            Result.Quota before = quota;
             quota = new Result.Quota(store.used(), store.quota());
             quotaSet = store.quotaSet();
             auth = store.auth();
-            if (quota.quota() != before.quota() && HeapBudget.refusal(quota.quota(), maxHeap) != null) {
-                LOG.error("entry {} set a quota this node cannot hold: {}", index,
-                        HeapBudget.refusal(quota.quota(), maxHeap));
-            }
             quotaAlarm.observe(quota.used(), quota.quota(), results);
             // Only the watches this entry can have answered (the keys it changed), never all of them.
             wakeups = entry == null ? List.of() : watches.fired(store);
@@ -389,9 +567,31 @@ public final class RatchetStateMachine extends BaseStateMachine {
         }
     }
 
+    /**
+     * Configuration and metadata entries change nothing in the store; they move the applied position
+     * only forward (replayed from the log after a restart, they may lie below what the store holds).
+     */
+    @Override
+    public void notifyTermIndexUpdated(long term, long index) {
+        TermIndex applied = getLastAppliedTermIndex();
+        if (applied == null || index > applied.getIndex()) {
+            updateLastAppliedTermIndex(term, index);
+        }
+    }
+
     @Override
     public void close() throws IOException {
         watches.close();
+        installer.shutdownNow();
+        lock.writeLock().lock();
+        try {
+            if (kv != null) {
+                kv.close(); // flushes: a clean stop leaves nothing for the log to apply again
+                kv = null;
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
         super.close();
     }
 
@@ -416,52 +616,85 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Writes the whole state to {@code target} as a snapshot file, for a backup, and returns the term and
-     * index it holds. Under the read lock, as for a snapshot: apply waits until it is written.
+     * Makes a checkpoint of the store in {@code target} (which must not exist) and returns the position
+     * it holds: every entry up to it and none after. Apply goes on meanwhile: a checkpoint holds the state
+     * as of one of the store's writes, and each write is one whole entry, which names itself inside.
      */
-    public TermIndex writeState(Path target) throws IOException {
+    public TermIndex checkpoint(Path target) throws IOException {
+        RocksKeyValueStore current;
         lock.readLock().lock();
         try {
-            // Read under the lock: the store holds every entry up to it and none after. (Configuration entries
-            // move it without the lock, but they change nothing in the store.)
-            TermIndex applied = getLastAppliedTermIndex();
-            SnapshotFile.write(store, target);
-            return applied;
+            current = kv;
+            if (current == null) {
+                throw new IOException("the store is closed");
+            }
+            // Under the read lock only so that the store is not closed or swapped while the checkpoint is made.
+            current.checkpoint(target);
+        } catch (StorageException e) {
+            throw new IOException(e.getMessage(), e);
         } finally {
             lock.readLock().unlock();
+        }
+        return positionOf(target);
+    }
+
+    /** The store's disk and memory use, and its directory's free space; null before it opens. */
+    public StoreUsage storeUsage() {
+        RocksKeyValueStore current = kv;
+        if (current == null) {
+            return null;
+        }
+        try {
+            return new StoreUsage(current.usage(), current.directory().toFile().getUsableSpace(), current.backgroundError());
+        } catch (StorageException e) {
+            return null; // closed meanwhile (a stop, a checkpoint swapped in)
         }
     }
 
     /**
-     * Runs on the thread that applies entries, so the store does not change while it is written;
-     * queries go on under the read lock meanwhile.
+     * What the store uses.
+     *
+     * @param freeBytes       what the file system holding the store has left for it
+     * @param backgroundError a flush or compaction that failed (the store then takes no writes), or null
+     */
+    public record StoreUsage(RocksKeyValueStore.Usage store, long freeBytes, String backgroundError) {
+    }
+
+    /**
+     * Lets Raft purge its log up to what the store has on disk. Asks RocksDB to flush, without waiting,
+     * and answers with the position of the last flush that completed, or -1 while the first one asked
+     * for is under way (Ratis then asks again after its next entries; each ask costs a few reads). So
+     * apply never waits for a flush, and the log is never purged past an entry the store could lose in
+     * a crash. Runs on the thread that applies entries, so the store's position cannot move meanwhile.
      */
     @Override
-    public long takeSnapshot() throws IOException {
-        TermIndex last = null;
-        lock.readLock().lock();
-        try {
-            last = getLastAppliedTermIndex();
-            if (last == null || last.getIndex() <= 0) {
+    public long takeSnapshot() {
+        RocksKeyValueStore current = kv;
+        TermIndex position = position(store);
+        if (current == null || position.getIndex() <= 0) {
+            return -1;
+        }
+        if (current.flushedSequence() >= current.lastSequence()) {
+            return published(position);
+        }
+        if (flushFor >= 0) {
+            if (current.flushedSequence() < flushFor) {
                 return -1;
             }
-            File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-            long started = System.nanoTime();
-            SnapshotFile.write(store, file.toPath());
-            // Ratis ships the MD5 side file with a snapshot it installs on a lagging follower. It is written
-            // last: Ratis takes the newest snapshot that has one as complete.
-            MD5Hash digest = MD5FileUtil.computeAndSaveMd5ForFile(file);
-            SingleFileSnapshotInfo written = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last);
-            storage.updateLatestSnapshot(written);
-            latestSnapshot = written;
-            LOG.info("wrote snapshot {}: {} items, {} bytes, in {} ms", file.getName(), store.size(), file.length(),
-                    (System.nanoTime() - started) / 1_000_000);
-        } catch (RuntimeException e) {
-            // Anything but an IOException here would shut the Raft group down on this node.
-            throw new IOException("snapshot at " + last + " failed: " + e.getMessage(), e);
-        } finally {
-            lock.readLock().unlock();
+            flushFor = -1;
+            return published(flushPosition);
         }
-        return last.getIndex();
+        flushFor = current.lastSequence();
+        flushPosition = position;
+        current.requestFlush();
+        return -1;
+    }
+
+    private long published(TermIndex position) {
+        DiskStateStorage.Durable previous = durable;
+        if (previous == null || position.compareTo(previous.getTermIndex()) > 0) {
+            durable = new DiskStateStorage.Durable(position);
+        }
+        return durable.getTermIndex().getIndex();
     }
 }

@@ -121,6 +121,16 @@ public final class SnapshotFile {
      * store over it. When this throws, {@code kv} holds part of a state without its position: discard it.
      */
     public static CompareExchangeStore read(Path source, io.ratchet.statemachine.kv.KeyValueStore kv) throws IOException {
+        return read(source, kv, 0, 0);
+    }
+
+    /**
+     * {@link #read(Path, io.ratchet.statemachine.kv.KeyValueStore)}, the store then at the Raft position
+     * {@code term}, {@code index} (at least the snapshot's own last entry): the position Ratis named the
+     * snapshot by, which counts configuration entries the store never saw.
+     */
+    public static CompareExchangeStore read(Path source, io.ratchet.statemachine.kv.KeyValueStore kv, long term,
+                                            long index) throws IOException {
         try (InputStream file = Files.newInputStream(source)) {
             CRC32C crc = new CRC32C();
             DataInputStream in = new DataInputStream(new CheckedInputStream(new BufferedInputStream(file, 1 << 16), crc));
@@ -134,7 +144,7 @@ public final class SnapshotFile {
             }
             long lastEntryIndex = in.readLong();
             long clusterTime = in.readLong();
-            CompareExchangeStore store = CompareExchangeStore.importing(kv, clusterTime, lastEntryIndex);
+            CompareExchangeStore store = CompareExchangeStore.importing(kv, clusterTime, Math.max(lastEntryIndex, index), term);
             long count = in.readLong();
             for (long i = 0; i < count; i++) {
                 store.restoreItem(SnapshotCodec.readItem(in));

@@ -125,8 +125,12 @@ public final class Cluster implements AutoCloseable {
                     "peers=" + (n > size ? peers + "," + id + "=" + addresses.get(id) : peers),
                     "storage=" + storage,
                     "snapshot.threshold=" + snapshotThreshold,
-                    "# A quota a 512 MiB heap holds (HeapBudget): the runs' data is far smaller.",
+                    "# The runs' data is small: a small quota, small store caches, and no free-space floor",
+                    "# (the runs' directories share the machine's disk with everything else).",
                     "quota.bytes=64MiB",
+                    "store.block.cache=16MiB",
+                    "store.write.buffer=8MiB",
+                    "store.min.free=0",
                     "# Election timeouts: the node's defaults, the ones a user gets."));
             if (certificates != null) {
                 lines.add("# TLS on every port, with the run's own CA (scripts/certs).");

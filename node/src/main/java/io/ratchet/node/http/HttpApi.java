@@ -5,6 +5,7 @@ import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.DiskFullException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.client.lock.LeaseLostException;
@@ -378,6 +379,14 @@ public final class HttpApi implements AutoCloseable {
             body.put("used", e.used());
             body.put("quota", e.quota());
             body.put("needed", e.needed());
+            return HttpReply.json(507, body);
+        }
+        if (cause instanceof DiskFullException e) {
+            // 507 as well: the leader's disk is at its floor; deletes and space on the disk mend it.
+            ObjectNode body = HttpReply.errorBody("disk_full", e.getMessage());
+            body.put("node", e.node());
+            body.put("freeBytes", e.freeBytes());
+            body.put("floorBytes", e.floorBytes());
             return HttpReply.json(507, body);
         }
         if (cause instanceof AuthenticationException e) {

@@ -2,7 +2,6 @@ package io.ratchet.node.metrics;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.ratchet.client.lock.Locks;
@@ -13,17 +12,15 @@ import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.RatchetStateMachine;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.ratchet.statemachine.RatchetStateMachine.StoreUsage;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import java.util.function.ToDoubleFunction;
+import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
  * This node's applied state as gauges, read at each scrape: items, open client sessions, watches
- * waiting, locks held, and its latest snapshot's age, size and index.
+ * waiting, locks held, the position its store is on disk at, and the store's files, memory and free space.
  *
  * <p>Locks held are the live items under {@link Locks#PREFIX}: a range of the store's sorted keys, so a
  * scrape costs in proportion to the locks, never to all items (each page under the read lock that
@@ -58,14 +55,33 @@ final class StoreMetrics implements MeterBinder {
         Gauge.builder("ratchet.storage.alarm", () -> stateMachine.quota().alarm() ? 1 : 0)
                 .description("1 when the state uses " + Limits.QUOTA_ALARM_PERCENT + "% of its quota or more")
                 .register(registry);
-        TimeGauge.builder("ratchet.snapshot.age", this::snapshotAgeMillis, TimeUnit.MILLISECONDS)
-                .description("time since this node wrote or installed its latest snapshot (NaN: none yet)")
-                .register(registry);
-        Gauge.builder("ratchet.snapshot.size", this::snapshotBytes).baseUnit(BaseUnits.BYTES)
-                .description("size of this node's latest snapshot file (0: none yet)").register(registry);
         Gauge.builder("ratchet.snapshot.index", this::snapshotIndex)
-                .description("the log index this node's latest snapshot holds the state at (0: none yet)")
+                .description("the log index up to which this node's store is on disk, and the log purged (0: none yet)")
                 .register(registry);
+        store(registry, "ratchet.store.files", "the store's live files on disk (what it holds after compaction)",
+                u -> u.store().liveFileBytes());
+        store(registry, "ratchet.store.files.total", "every file of the store, obsolete ones not yet deleted included",
+                u -> u.store().totalFileBytes());
+        store(registry, "ratchet.store.memtables", "the store's memtables: written, not yet flushed to files",
+                u -> u.store().memtableBytes());
+        store(registry, "ratchet.store.block.cache", "the store's block cache in use (native memory)",
+                u -> u.store().blockCacheBytes());
+        store(registry, "ratchet.store.compaction.pending", "bytes compaction estimates it has yet to rewrite",
+                u -> u.store().pendingCompactionBytes());
+        store(registry, "ratchet.store.disk.free", "free space left on the file system that holds the store",
+                StoreUsage::freeBytes);
+        Gauge.builder("ratchet.store.failed", () -> {
+                    StoreUsage u = stateMachine.storeUsage();
+                    return u != null && u.backgroundError() != null ? 1 : 0;
+                }).description("1 when a flush or compaction failed: the store then takes no writes, and the node stops")
+                .register(registry);
+    }
+
+    private void store(MeterRegistry registry, String name, String description, ToDoubleFunction<StoreUsage> value) {
+        Gauge.builder(name, () -> {
+            StoreUsage u = stateMachine.storeUsage();
+            return u == null ? Double.NaN : value.applyAsDouble(u);
+        }).baseUnit(BaseUnits.BYTES).description(description).register(registry);
     }
 
     private Result.Stats stats() {
@@ -90,36 +106,8 @@ final class StoreMetrics implements MeterBinder {
         return Codec.decodeResults(reply);
     }
 
-    private double snapshotAgeMillis() {
-        SingleFileSnapshotInfo snapshot = stateMachine.getLatestSnapshot();
-        if (snapshot == null) {
-            return Double.NaN;
-        }
-        try {
-            return System.currentTimeMillis() - Files.getLastModifiedTime(file(snapshot)).toMillis();
-        } catch (IOException e) {
-            return Double.NaN; // purged as a newer one was written: the next scrape sees that one
-        }
-    }
-
-    private double snapshotBytes() {
-        SingleFileSnapshotInfo snapshot = stateMachine.getLatestSnapshot();
-        if (snapshot == null) {
-            return 0;
-        }
-        try {
-            return Files.size(file(snapshot));
-        } catch (IOException e) {
-            return Double.NaN;
-        }
-    }
-
     private long snapshotIndex() {
-        SingleFileSnapshotInfo snapshot = stateMachine.getLatestSnapshot();
+        SnapshotInfo snapshot = stateMachine.getLatestSnapshot();
         return snapshot == null ? 0 : snapshot.getIndex();
-    }
-
-    private static Path file(SingleFileSnapshotInfo snapshot) {
-        return snapshot.getFile().getPath();
     }
 }

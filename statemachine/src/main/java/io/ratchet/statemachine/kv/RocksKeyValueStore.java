@@ -5,6 +5,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rocksdb.AbstractEventListener;
@@ -74,6 +77,15 @@ public final class RocksKeyValueStore implements KeyValueStore {
     private final WriteOptions writeOptions;
     private final AtomicLong flushedSequence = new AtomicLong();
     private final AtomicReference<String> backgroundError = new AtomicReference<>();
+    private boolean readOnly;
+    /**
+     * Every call into the database holds this shared, and closing holds it alone: a native call on a
+     * closed database would crash the process, so after {@link #close} every call fails with a
+     * {@link StorageException} instead, and cursors still open are closed first.
+     */
+    private final ReentrantReadWriteLock open = new ReentrantReadWriteLock();
+    private volatile boolean closed;
+    private final Set<AutoCloseable> cursors = ConcurrentHashMap.newKeySet();
 
     private RocksKeyValueStore(Path dir, RocksDB db, List<AbstractNativeReference> resources, LRUCache cache, WriteOptions writeOptions) {
         this.dir = dir;
@@ -85,6 +97,21 @@ public final class RocksKeyValueStore implements KeyValueStore {
 
     /** Opens the database in {@code dir}, making it when there is none. */
     public static RocksKeyValueStore open(Path dir, Settings settings) {
+        return open(dir, settings, false);
+    }
+
+    /**
+     * Opens the database in {@code dir} to read, changing nothing in the directory (a checkpoint being
+     * sent, say); {@link #write} then fails.
+     */
+    public static RocksKeyValueStore openReadOnly(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new StorageException("there is no store in " + dir);
+        }
+        return open(dir, new Settings(1 << 20, 1 << 20), true);
+    }
+
+    private static RocksKeyValueStore open(Path dir, Settings settings, boolean readOnly) {
         List<AbstractNativeReference> resources = new ArrayList<>();
         try {
             Files.createDirectories(dir);
@@ -114,7 +141,7 @@ public final class RocksKeyValueStore implements KeyValueStore {
                     holder.failed(reason + ": " + status.getCodeString() + " " + status.getState());
                 }
             });
-            options.setCreateIfMissing(true)
+            options.setCreateIfMissing(!readOnly)
                     .setTableFormatConfig(table)
                     .setWriteBufferSize(settings.writeBufferBytes())
                     .setMaxWriteBufferNumber(2)
@@ -135,14 +162,18 @@ public final class RocksKeyValueStore implements KeyValueStore {
             options.setTablePropertiesCollectorFactory(List.of(add(resources,
                     TablePropertiesCollectorFactory.NewCompactOnDeletionCollectorFactory(16_384, 4_096, 0.3))));
             WriteOptions writeOptions = add(resources, new WriteOptions().setDisableWAL(true));
-            RocksDB db = RocksDB.open(options, dir.toString());
+            RocksDB db = readOnly ? RocksDB.openReadOnly(options, dir.toString()) : RocksDB.open(options, dir.toString());
             RocksKeyValueStore store = new RocksKeyValueStore(dir, db, resources, cache, writeOptions);
             holder.store = store;
+            store.readOnly = readOnly;
             // Everything in the database when it opens is on disk.
             store.flushedSequence.set(db.getLatestSequenceNumber());
             return store;
         } catch (RocksDBException | java.io.IOException e) {
             resources.forEach(AbstractNativeReference::close);
+            if (readOnly) {
+                throw new StorageException("cannot read the store in " + dir + ": " + e.getMessage(), e);
+            }
             throw new StorageException("cannot open the store in " + dir + ": " + e.getMessage(), e);
         }
     }
@@ -173,71 +204,125 @@ public final class RocksKeyValueStore implements KeyValueStore {
 
     @Override
     public byte[] get(byte[] key) {
+        enter();
         try {
             return db.get(key);
         } catch (RocksDBException e) {
             throw new StorageException("cannot read the store in " + dir + ": " + e.getMessage(), e);
+        } finally {
+            leave();
         }
+    }
+
+    /** Holds the database open for one call; fails once it is closed. */
+    private void enter() {
+        open.readLock().lock();
+        if (closed) {
+            open.readLock().unlock();
+            throw new StorageException("the store in " + dir + " is closed");
+        }
+    }
+
+    private void leave() {
+        open.readLock().unlock();
     }
 
     @Override
     public Cursor scan(byte[] from, byte[] to) {
-        Slice upper = to == null ? null : new Slice(to);
-        ReadOptions options = new ReadOptions();
-        if (upper != null) {
-            options.setIterateUpperBound(upper);
+        enter();
+        try {
+            Slice upper = to == null ? null : new Slice(to);
+            ReadOptions options = new ReadOptions();
+            if (upper != null) {
+                options.setIterateUpperBound(upper);
+            }
+            RocksIterator it = db.newIterator(options);
+            it.seek(from);
+            RocksCursor cursor = new RocksCursor(it, options, upper);
+            cursors.add(cursor);
+            return cursor;
+        } finally {
+            leave();
         }
-        RocksIterator it = db.newIterator(options);
-        it.seek(from);
-        return new Cursor() {
-            private boolean started;
-            private byte[] key;
-            private byte[] value;
+    }
 
-            @Override
-            public boolean next() {
-                if (started) {
-                    it.next();
+    /** A scan's iterator, closed by its user or, at the latest, when the store closes. */
+    private final class RocksCursor implements Cursor {
+        private final RocksIterator it;
+        private final ReadOptions options;
+        private final Slice upper;
+        private boolean started;
+        private boolean done;
+        private byte[] key;
+        private byte[] value;
+
+        RocksCursor(RocksIterator it, ReadOptions options, Slice upper) {
+            this.it = it;
+            this.options = options;
+            this.upper = upper;
+        }
+
+        @Override
+        public boolean next() {
+            enter();
+            try {
+                return advance();
+            } finally {
+                leave();
+            }
+        }
+
+        private boolean advance() {
+            if (done) {
+                throw new StorageException("the cursor is closed");
+            }
+            if (started) {
+                it.next();
+            }
+            started = true;
+            if (!it.isValid()) {
+                try {
+                    it.status();
+                } catch (RocksDBException e) {
+                    throw new StorageException("cannot read the store in " + dir + ": " + e.getMessage(), e);
                 }
-                started = true;
-                if (!it.isValid()) {
-                    try {
-                        it.status();
-                    } catch (RocksDBException e) {
-                        throw new StorageException("cannot read the store in " + dir + ": " + e.getMessage(), e);
-                    }
-                    key = null;
-                    value = null;
-                    return false;
-                }
-                key = it.key();
-                value = it.value();
-                return true;
+                key = null;
+                value = null;
+                return false;
             }
+            key = it.key();
+            value = it.value();
+            return true;
+        }
 
-            @Override
-            public byte[] key() {
-                return key;
-            }
+        @Override
+        public byte[] key() {
+            return key;
+        }
 
-            @Override
-            public byte[] value() {
-                return value;
-            }
+        @Override
+        public byte[] value() {
+            return value;
+        }
 
-            @Override
-            public void close() {
-                it.close();
-                options.close();
-                if (upper != null) {
-                    upper.close();
-                }
+        @Override
+        public synchronized void close() {
+            if (done) {
+                return;
             }
-        };
+            done = true;
+            cursors.remove(this);
+            it.close();
+            options.close();
+            if (upper != null) {
+                upper.close();
+            }
+        }
     }
 
     @Override
     public void write(Changes changes) {
+        enter();
         try (WriteBatch batch = new WriteBatch()) {
             for (Map.Entry<byte[], byte[]> change : changes.entries()) {
                 if (change.getValue() == Changes.DELETED) {
@@ -250,12 +335,19 @@ public final class RocksKeyValueStore implements KeyValueStore {
         } catch (RocksDBException e) {
             throw new StorageException("cannot write the store in " + dir + ": " + e.getMessage()
                     + (backgroundError.get() == null ? "" : " (after a background error: " + backgroundError.get() + ")"), e);
+        } finally {
+            leave();
         }
     }
 
     /** The sequence number of the last write (each key of a write takes one). */
     public long lastSequence() {
-        return db.getLatestSequenceNumber();
+        enter();
+        try {
+            return db.getLatestSequenceNumber();
+        } finally {
+            leave();
+        }
     }
 
     /** Every write up to this sequence number is on disk. */
@@ -265,20 +357,26 @@ public final class RocksKeyValueStore implements KeyValueStore {
 
     /** Starts writing the memtables to disk, without waiting: {@link #flushedSequence} moves once done. */
     public void requestFlush() {
+        enter();
         try (FlushOptions options = new FlushOptions().setWaitForFlush(false)) {
             db.flush(options);
         } catch (RocksDBException e) {
             throw new StorageException("cannot flush the store in " + dir + ": " + e.getMessage(), e);
+        } finally {
+            leave();
         }
     }
 
     /** Writes the memtables to disk and waits until they are. */
     public void flush() {
+        enter();
         try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
             db.flush(options);
             flushedSequence.accumulateAndGet(db.getLatestSequenceNumber(), Math::max);
         } catch (RocksDBException e) {
             throw new StorageException("cannot flush the store in " + dir + ": " + e.getMessage(), e);
+        } finally {
+            leave();
         }
     }
 
@@ -289,10 +387,13 @@ public final class RocksKeyValueStore implements KeyValueStore {
      * meanwhile.
      */
     public void checkpoint(Path target) {
+        enter();
         try (Checkpoint checkpoint = Checkpoint.create(db)) {
             checkpoint.createCheckpoint(target.toString());
         } catch (RocksDBException e) {
             throw new StorageException("cannot make a checkpoint of " + dir + " in " + target + ": " + e.getMessage(), e);
+        } finally {
+            leave();
         }
     }
 
@@ -302,6 +403,15 @@ public final class RocksKeyValueStore implements KeyValueStore {
     }
 
     public Usage usage() {
+        enter();
+        try {
+            return usageNow();
+        } finally {
+            leave();
+        }
+    }
+
+    private Usage usageNow() {
         return new Usage(property("rocksdb.live-sst-files-size"), property("rocksdb.total-sst-files-size"),
                 property("rocksdb.cur-size-all-mem-tables"), cache.getUsage(),
                 property("rocksdb.estimate-pending-compaction-bytes"), property("rocksdb.estimate-num-keys"),
@@ -320,14 +430,36 @@ public final class RocksKeyValueStore implements KeyValueStore {
         return dir;
     }
 
+    /** Flushes what is in memory (a clean stop leaves nothing to apply again) and releases the database; once. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
         try {
-            flush();
+            if (!readOnly) {
+                flush();
+            }
         } catch (StorageException e) {
             // Nothing is lost: what was not flushed, the Raft log holds.
         }
-        db.close();
-        resources.forEach(AbstractNativeReference::close);
+        open.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (AutoCloseable cursor : List.copyOf(cursors)) {
+                try {
+                    cursor.close();
+                } catch (Exception e) {
+                    // Closing an iterator cannot fail in a way that matters here.
+                }
+            }
+            db.close();
+            resources.forEach(AbstractNativeReference::close);
+        } finally {
+            open.writeLock().unlock();
+        }
     }
 }
