@@ -3,6 +3,7 @@ package io.ratchet.bench;
 import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.protocol.Command;
 import io.ratchet.client.lock.FairLocks;
 import io.ratchet.client.lock.Lease;
 import io.ratchet.client.lock.Locks;
@@ -27,6 +28,11 @@ import java.util.function.BooleanSupplier;
 public enum Workload {
     /** Create-only puts of fresh keys: a unique-email sign-up storm. */
     RESERVE,
+    /**
+     * Bulk loading: a transaction of {@link #BATCH} create-only puts of fresh keys, all or none. One commit
+     * is one transaction ({@code BATCH} reservations): how {@code scripts/fill} loads tens of millions.
+     */
+    RESERVE_BATCH,
     /** Each client reads its own counter, then puts the increment at the index it read. */
     UPDATE,
     /**
@@ -58,6 +64,8 @@ public enum Workload {
 
     /** The most conditional writes one update or increment tries before it counts as exhausted (as peerbench). */
     public static final int MAX_ATTEMPTS = 64;
+    /** The reservations of one {@link #RESERVE_BATCH} transaction. */
+    public static final int BATCH = 100;
     /** The lease a bench lock is taken with; it is released long before. */
     static final Duration LOCK_LEASE = Duration.ofSeconds(10);
     /** How long a fair-lock client waits for its turn before it gives up (an exhausted operation). */
@@ -82,7 +90,7 @@ public enum Workload {
         try {
             return valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, update, hot, hot-update, read, lock, fair-lock");
+            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, reserve-batch, update, hot, hot-update, read, lock, fair-lock");
         }
     }
 
@@ -126,6 +134,7 @@ public enum Workload {
             RatchetClient client = instances.get(n % instances.size());
             return switch (this) {
                 case RESERVE -> reserve(client, prefix + "r-" + n + "-", acknowledged);
+                case RESERVE_BATCH -> reserveBatch(client, prefix + "b-" + n + "-");
                 case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
                 case HOT -> () -> increment(client, prefix + "hot", stopping);
                 case HOT_UPDATE -> combinedIncrement(retries.get(n % instances.size()), prefix + "hot");
@@ -156,6 +165,17 @@ public enum Workload {
                 acknowledged.put(keyPrefix, mine);
             }
             return new Outcome(created, 1);
+        };
+    }
+
+    private static Operation reserveBatch(RatchetClient client, String keyPrefix) {
+        long[] sequence = {0};
+        return () -> {
+            List<Command.Op> puts = new java.util.ArrayList<>(BATCH);
+            for (int i = 0; i < BATCH; i++) {
+                puts.add(new Command.Put(keyPrefix + sequence[0]++, "\"owner\"", 0, null));
+            }
+            return new Outcome(client.transaction(puts).successful(), 1);
         };
     }
 

@@ -5,8 +5,30 @@ final class ByteArrays {
     private ByteArrays() {
     }
 
+    static void putLong(byte[] b, int at, long v) {
+        for (int i = 7; i >= 0; i--) {
+            b[at + i] = (byte) v;
+            v >>>= 8;
+        }
+    }
+
+    static byte[] longBytes(long v) {
+        byte[] b = new byte[Long.BYTES];
+        putLong(b, 0, v);
+        return b;
+    }
+
+    static void putInt(byte[] b, int at, int v) {
+        b[at] = (byte) (v >>> 24);
+        b[at + 1] = (byte) (v >>> 16);
+        b[at + 2] = (byte) (v >>> 8);
+        b[at + 3] = (byte) v;
+    }
+
     static byte[] intBytes(int v) {
-        return new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
+        byte[] b = new byte[Integer.BYTES];
+        putInt(b, 0, v);
+        return b;
     }
 
     static int getInt(byte[] b, int at) {

@@ -76,7 +76,7 @@ final class ClientSessions {
         try (Cursor c = state.scan(from, StateKeys.after(from))) {
             while (c.next()) {
                 Stored stored = SnapshotCodec.parse(c.value(), ClientSessions::readStored);
-                Session s = new Session(StateKeys.getLong(c.key(), 1), stored.timeoutMillis, stored.lastActive);
+                Session s = new Session(ByteArrays.getLong(c.key(), 1), stored.timeoutMillis, stored.lastActive);
                 s.lastSequence = stored.lastSequence;
                 s.footprint = Footprint.session(stored.lastResults);
                 index(s);

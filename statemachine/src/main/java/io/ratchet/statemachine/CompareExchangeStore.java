@@ -114,7 +114,7 @@ public final class CompareExchangeStore {
         items = new Items(state, meta.itemCount(), meta.itemFootprint());
         documentBytes = meta.documentBytes();
         remembered = new RememberedRequests(state, meta.rememberedBytes());
-        tombstones = new Tombstones(state, meta.tombstoneCount(), meta.tombstoneWatermark());
+        tombstones = new Tombstones(state, meta.tombstoneWatermark());
         quota = meta.quota();
         quotaSet = meta.quotaSet();
         byte[] table = kv.get(StateKeys.single(StateKeys.AUTH));

@@ -36,14 +36,14 @@ final class ItemRecord {
         byte[] r = new byte[size];
         r[0] = (byte) flags;
         int at = INDEX_AT;
-        StateKeys.putLong(r, at, item.index());
+        ByteArrays.putLong(r, at, item.index());
         at += Long.BYTES;
         if (created) {
-            StateKeys.putLong(r, at, item.createdIndex());
+            ByteArrays.putLong(r, at, item.createdIndex());
             at += Long.BYTES;
         }
         if (expires) {
-            StateKeys.putLong(r, at, item.expiresAt());
+            ByteArrays.putLong(r, at, item.expiresAt());
             at += Long.BYTES;
         }
         if (spelling != null) {
@@ -53,7 +53,7 @@ final class ItemRecord {
             at += 2 + spelling.length;
         }
         if (metadata != null) {
-            putInt(r, at, metadata.length);
+            ByteArrays.putInt(r, at, metadata.length);
             System.arraycopy(metadata, 0, r, at + 4, metadata.length);
             at += 4 + metadata.length;
         }
@@ -76,16 +76,16 @@ final class ItemRecord {
         Layout(byte[] r) {
             flags = r[0];
             int at = INDEX_AT;
-            index = StateKeys.getLong(r, at);
+            index = ByteArrays.getLong(r, at);
             at += Long.BYTES;
-            createdIndex = (flags & CREATED) != 0 ? StateKeys.getLong(r, at) : index;
+            createdIndex = (flags & CREATED) != 0 ? ByteArrays.getLong(r, at) : index;
             at += (flags & CREATED) != 0 ? Long.BYTES : 0;
-            expiresAt = (flags & EXPIRES) != 0 ? StateKeys.getLong(r, at) : 0;
+            expiresAt = (flags & EXPIRES) != 0 ? ByteArrays.getLong(r, at) : 0;
             at += (flags & EXPIRES) != 0 ? Long.BYTES : 0;
             spellingLength = (flags & SPELLED) != 0 ? ((r[at] & 0xff) << 8) | (r[at + 1] & 0xff) : 0;
             spellingAt = at + 2;
             at += (flags & SPELLED) != 0 ? 2 + spellingLength : 0;
-            metadataLength = (flags & METADATA) != 0 ? getInt(r, at) : 0;
+            metadataLength = (flags & METADATA) != 0 ? ByteArrays.getInt(r, at) : 0;
             metadataAt = at + 4;
             at += (flags & METADATA) != 0 ? 4 + metadataLength : 0;
             valueAt = at;
@@ -103,7 +103,7 @@ final class ItemRecord {
     }
 
     static long index(byte[] r) {
-        return StateKeys.getLong(r, INDEX_AT);
+        return ByteArrays.getLong(r, INDEX_AT);
     }
 
     static long expiresAt(byte[] r) {
@@ -111,23 +111,12 @@ final class ItemRecord {
         if ((flags & EXPIRES) == 0) {
             return 0;
         }
-        return StateKeys.getLong(r, INDEX_AT + Long.BYTES + ((flags & CREATED) != 0 ? Long.BYTES : 0));
+        return ByteArrays.getLong(r, INDEX_AT + Long.BYTES + ((flags & CREATED) != 0 ? Long.BYTES : 0));
     }
 
     /** What the item counts for against the quota ({@link Footprint#item}); {@code keyBytes}: its normalized key's. */
     static long footprint(int keyBytes, byte[] r) {
         Layout l = new Layout(r);
         return Footprint.item(keyBytes, l.spellingLength, r.length - l.valueAt, l.metadataLength, l.expiresAt != 0);
-    }
-
-    private static void putInt(byte[] r, int at, int v) {
-        r[at] = (byte) (v >>> 24);
-        r[at + 1] = (byte) (v >>> 16);
-        r[at + 2] = (byte) (v >>> 8);
-        r[at + 3] = (byte) v;
-    }
-
-    private static int getInt(byte[] r, int at) {
-        return ((r[at] & 0xff) << 24) | ((r[at + 1] & 0xff) << 16) | ((r[at + 2] & 0xff) << 8) | (r[at + 3] & 0xff);
     }
 }

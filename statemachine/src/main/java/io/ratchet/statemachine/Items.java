@@ -26,11 +26,16 @@ final class Items {
     private long count;
     private long footprint;
     /**
-     * The record the last lookup found under a key (null: none), so the write after a condition does not
-     * read it again. One immutable pair, so that readers setting it at once leave a pair that belongs
-     * together; any pair set is the committed record or one this writer staged, since only apply writes.
+     * Recent records by key, so that a hot key's condition, the write after it and its reads do not each
+     * ask the store: a direct-mapped cache of {@link #CACHE_SLOTS} slots, small records only, so it is
+     * bounded whatever the state's size. A slot holds one immutable pair (a key and its record, or null
+     * for "none"), so readers setting slots at once leave pairs that belong together; and every pair set
+     * is the committed record or one this writer staged (readers run under the store's read lock, apply
+     * under its write lock, and only apply writes).
      */
-    private volatile Looked last;
+    private final Looked[] cache = new Looked[CACHE_SLOTS];
+    static final int CACHE_SLOTS = 1 << 15;
+    static final int CACHE_RECORD_BYTES = 512;
 
     private record Looked(byte[] key, byte[] record) {
     }
@@ -53,16 +58,28 @@ final class Items {
         return record == null ? -1 : ItemRecord.index(record);
     }
 
+    /** The record under {@code key} now (null: none), from the cache when it holds the key. */
     private byte[] record(byte[] key) {
+        int slot = Arrays.hashCode(key) & (CACHE_SLOTS - 1);
+        Looked l = cache[slot];
+        if (l != null && Arrays.equals(key, l.key())) {
+            return l.record();
+        }
         byte[] record = state.get(key);
-        last = new Looked(key, record);
+        remember(slot, key, record);
         return record;
     }
 
-    /** The record under {@code key} now: the one the last lookup found when it was of this key. */
+    private void remember(int slot, byte[] key, byte[] record) {
+        cache[slot] = record == null || record.length <= CACHE_RECORD_BYTES ? new Looked(key, record) : null;
+    }
+
+    private void cached(byte[] key, byte[] record) {
+        remember(Arrays.hashCode(key) & (CACHE_SLOTS - 1), key, record);
+    }
+
     private byte[] current(byte[] key) {
-        Looked l = last;
-        return l != null && Arrays.equals(key, l.key()) ? l.record() : state.get(key);
+        return record(key);
     }
 
     /** Stores {@code item} under {@code id}, its normalized key, replacing what was there. */
@@ -76,7 +93,7 @@ final class Items {
         }
         byte[] record = ItemRecord.encode(id, item);
         state.put(key, record);
-        last = new Looked(key, record);
+        cached(key, record);
         footprint += ItemRecord.footprint(key.length - 1, record);
         if (item.expiresAt() != 0) {
             byte[] due = StateKeys.numbered(StateKeys.EXPIRY, item.expiresAt(), id);
@@ -95,7 +112,7 @@ final class Items {
         forget(id, key, previous);
         count--;
         state.delete(key);
-        last = new Looked(key, null);
+        cached(key, null);
         return true;
     }
 
@@ -140,7 +157,7 @@ final class Items {
                 }
                 byte[] v = c.value();
                 due.add(new Command.KeyIndex(new String(v, Long.BYTES, v.length - Long.BYTES, StandardCharsets.UTF_8),
-                        StateKeys.getLong(v, 0)));
+                        ByteArrays.getLong(v, 0)));
             }
             if (first) {
                 expiryFloor.firstEntryAt(EXPIRY_END);
@@ -152,7 +169,7 @@ final class Items {
     private static byte[] dueValue(long index, String spelling) {
         byte[] s = spelling.getBytes(StandardCharsets.UTF_8);
         byte[] v = new byte[Long.BYTES + s.length];
-        StateKeys.putLong(v, 0, index);
+        ByteArrays.putLong(v, 0, index);
         System.arraycopy(s, 0, v, Long.BYTES, s.length);
         return v;
     }
@@ -185,12 +202,6 @@ final class Items {
                 c.close();
             }
         };
-    }
-
-    /** Forgets the last lookup and the expiry order's low water: the state under it was replaced or rolled back. */
-    void forgetCaches() {
-        last = null;
-        expiryFloor.reset();
     }
 
     long size() {

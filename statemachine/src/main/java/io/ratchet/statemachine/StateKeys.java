@@ -15,8 +15,7 @@ import java.util.Arrays;
  *   i key                      an item (its record: {@link ItemRecord})
  *   e time key                 an item that expires at time: index, spelling
  *   d key                      a document
- *   t key                      a deleted key: the index that deleted it
- *   T index key                the same, in the order deletions are forgotten
+ *   T index key                a deleted key, by the index that deleted it (the order they are forgotten)
  *   r idempotency-key          a remembered request's results
  *   R time idempotency-key     the same, in the order they lapse
  *   s session                  a client session and its last results
@@ -31,7 +30,6 @@ final class StateKeys {
     static final byte ITEM = 'i';
     static final byte EXPIRY = 'e';
     static final byte DOCUMENT = 'd';
-    static final byte TOMBSTONE = 't';
     static final byte TOMBSTONE_ORDER = 'T';
     static final byte REMEMBERED = 'r';
     static final byte REMEMBERED_ORDER = 'R';
@@ -58,7 +56,7 @@ final class StateKeys {
         byte[] n = name == null ? new byte[0] : name.getBytes(StandardCharsets.UTF_8);
         byte[] key = new byte[1 + Long.BYTES + n.length];
         key[0] = part;
-        putLong(key, 1, number);
+        ByteArrays.putLong(key, 1, number);
         System.arraycopy(n, 0, key, 1 + Long.BYTES, n.length);
         return key;
     }
@@ -70,7 +68,7 @@ final class StateKeys {
 
     /** The number of a {@link #numbered} key. */
     static long number(byte[] key) {
-        return getLong(key, 1);
+        return ByteArrays.getLong(key, 1);
     }
 
     /** The name of a {@link #numbered} key. */
@@ -88,26 +86,5 @@ final class StateKeys {
             }
         }
         return null;
-    }
-
-    static void putLong(byte[] b, int at, long v) {
-        for (int i = 7; i >= 0; i--) {
-            b[at + i] = (byte) v;
-            v >>>= 8;
-        }
-    }
-
-    static long getLong(byte[] b, int at) {
-        long v = 0;
-        for (int i = 0; i < 8; i++) {
-            v = (v << 8) | (b[at + i] & 0xff);
-        }
-        return v;
-    }
-
-    static byte[] longBytes(long v) {
-        byte[] b = new byte[Long.BYTES];
-        putLong(b, 0, v);
-        return b;
     }
 }

@@ -27,7 +27,7 @@ record StoreMeta(long lastEntryIndex, long lastEntryTerm, long clusterTime, long
         long[] v = {lastEntryIndex, lastEntryTerm, clusterTime, itemCount, itemFootprint, documentBytes,
                 rememberedBytes, tombstoneCount, tombstoneWatermark, quota};
         for (int i = 0; i < LONGS; i++) {
-            StateKeys.putLong(b, 1 + i * Long.BYTES, v[i]);
+            ByteArrays.putLong(b, 1 + i * Long.BYTES, v[i]);
         }
         b[b.length - 1] = (byte) (quotaSet ? 1 : 0);
         return b;
@@ -52,7 +52,7 @@ record StoreMeta(long lastEntryIndex, long lastEntryTerm, long clusterTime, long
         }
         long[] v = new long[LONGS];
         for (int i = 0; i < LONGS; i++) {
-            v[i] = StateKeys.getLong(b, 1 + i * Long.BYTES);
+            v[i] = ByteArrays.getLong(b, 1 + i * Long.BYTES);
         }
         return new StoreMeta(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], b[b.length - 1] != 0);
     }

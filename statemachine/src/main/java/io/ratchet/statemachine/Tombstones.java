@@ -2,51 +2,76 @@ package io.ratchet.statemachine;
 
 import io.ratchet.statemachine.kv.Cursor;
 import io.ratchet.statemachine.kv.Overlay;
+import java.util.HashMap;
+import java.util.TreeSet;
+import java.util.function.ObjLongConsumer;
 
 /**
- * Deleted keys, each with the index that deleted it, remembered for watches; the oldest are forgotten
- * first, in the order of their deleting index (then key). Every deletion not remembered happened at or
- * before the watermark. Counted here; the store persists the count and the watermark with its position.
+ * Deleted keys, each with the index that deleted it, remembered for watches; at most
+ * {@link CompareExchangeStore#MAX_TOMBSTONES}, the oldest forgotten first, in the order of their deleting
+ * index (then key, in code point order). Every deletion not remembered happened at or before the watermark.
+ *
+ * <p>Bounded, so held in the heap as well (a few megabytes at most), in the order they are forgotten:
+ * a put asks whether its key has a tombstone, and a question to the disk per put cost more than the put.
+ * The store holds each as one key (the deleting index, then the key), read back when it opens.
+ * Written by apply, read under the store's read lock.
  */
 final class Tombstones {
     private static final byte[] ORDER_START = StateKeys.single(StateKeys.TOMBSTONE_ORDER);
     private static final byte[] ORDER_END = StateKeys.after(ORDER_START);
 
     private final Overlay state;
-    private final LowWater oldest = new LowWater(ORDER_START);
-    private long count;
+    /** Normalized key to deleting index. */
+    private final HashMap<String, Long> deleted = new HashMap<>();
+    /**
+     * The same, in the order they are forgotten: deleting index, then key in code point order, as the
+     * store's keys sort; so every replica, restarted or not, forgets the same one among those of one entry.
+     */
+    private final TreeSet<Tomb> order = new TreeSet<>();
+
+    private record Tomb(long index, String id) implements Comparable<Tomb> {
+        @Override
+        public int compareTo(Tomb o) {
+            int c = Long.compare(index, o.index);
+            return c != 0 ? c : Items.compareIds(id, o.id);
+        }
+    }
     private long watermark;
 
-    Tombstones(Overlay state, long count, long watermark) {
+    /** The tombstones the store holds. */
+    Tombstones(Overlay state, long watermark) {
         this.state = state;
-        this.count = count;
         this.watermark = watermark;
+        try (Cursor c = state.scan(ORDER_START, ORDER_END)) {
+            while (c.next()) {
+                String id = StateKeys.numberedName(c.key());
+                long index = StateKeys.number(c.key());
+                deleted.put(id, index);
+                order.add(new Tomb(index, id));
+            }
+        }
     }
 
     /** The index that deleted normalized key {@code id}, or -1 when no deletion of it is remembered. */
     long deletedAt(String id) {
-        byte[] v = state.get(StateKeys.named(StateKeys.TOMBSTONE, id));
-        return v == null ? -1 : StateKeys.getLong(v, 0);
+        Long index = deleted.get(id);
+        return index == null ? -1 : index;
     }
 
     /** Remembers that {@code id} was deleted at {@code index} (replacing an earlier deletion of it). */
     void add(String id, long index) {
         remove(id);
-        state.put(StateKeys.named(StateKeys.TOMBSTONE, id), StateKeys.longBytes(index));
-        byte[] order = StateKeys.numbered(StateKeys.TOMBSTONE_ORDER, index, id);
-        state.put(order, new byte[0]);
-        oldest.inserted(order);
-        count++;
+        deleted.put(id, index);
+        order.add(new Tomb(index, id));
+        state.put(StateKeys.numbered(StateKeys.TOMBSTONE_ORDER, index, id), new byte[0]);
     }
 
     /** Forgets the deletion of {@code id}, if one is remembered (the key was written again). */
     void remove(String id) {
-        byte[] key = StateKeys.named(StateKeys.TOMBSTONE, id);
-        byte[] v = state.get(key);
-        if (v != null) {
-            state.delete(key);
-            state.delete(StateKeys.numbered(StateKeys.TOMBSTONE_ORDER, StateKeys.getLong(v, 0), id));
-            count--;
+        Long index = deleted.remove(id);
+        if (index != null) {
+            order.remove(new Tomb(index, id));
+            state.delete(StateKeys.numbered(StateKeys.TOMBSTONE_ORDER, index, id));
         }
     }
 
@@ -55,21 +80,14 @@ final class Tombstones {
      * is remembered.
      */
     String forgetOldest() {
-        byte[] first = null;
-        try (Cursor c = state.scan(oldest.from(), ORDER_END)) {
-            if (c.next()) {
-                first = c.key();
-            }
-        }
+        Tomb first = order.pollFirst();
         if (first == null) {
-            oldest.firstEntryAt(ORDER_END);
             return null;
         }
-        oldest.firstEntryAt(first);
-        String id = StateKeys.numberedName(first);
-        watermark = Math.max(watermark, StateKeys.number(first));
-        remove(id);
-        return id;
+        deleted.remove(first.id());
+        watermark = Math.max(watermark, first.index());
+        state.delete(StateKeys.numbered(StateKeys.TOMBSTONE_ORDER, first.index(), first.id()));
+        return first.id();
     }
 
     /** Sets the watermark to {@code index} when that is higher (an imported state's). */
@@ -78,23 +96,15 @@ final class Tombstones {
     }
 
     long size() {
-        return count;
+        return deleted.size();
     }
 
     long watermark() {
         return watermark;
     }
 
-    /** Every remembered deletion, oldest first (for exports and tests): key and index. */
-    void forEach(java.util.function.ObjLongConsumer<String> tombstone) {
-        try (Cursor c = state.scan(ORDER_START, ORDER_END)) {
-            while (c.next()) {
-                tombstone.accept(StateKeys.numberedName(c.key()), StateKeys.number(c.key()));
-            }
-        }
-    }
-
-    void forgetCaches() {
-        oldest.reset();
+    /** Every remembered deletion, oldest first: key and index. */
+    void forEach(ObjLongConsumer<String> tombstone) {
+        order.forEach(t -> tombstone.accept(t.id(), t.index()));
     }
 }
