@@ -127,7 +127,9 @@ public final class RatchetNode implements AutoCloseable {
             metrics.bindCertificate(tls::certificate);
         }
         SnapshotFetcher fetcher = new SnapshotFetcher(config.id(), config.clientCredentials(), config.store());
-        RatchetStateMachine stateMachine = new RatchetStateMachine(System::currentTimeMillis, config.store(), fetcher);
+        RatchetStateMachine stateMachine = new RatchetStateMachine(System::currentTimeMillis, config.store(),
+                new RatchetStateMachine.FlushPolicy(config.snapshotThreshold(), RatchetStateMachine.FlushPolicy.DEFAULT.bytes()),
+                fetcher);
         Authorizer authorizer = new Authorizer(stateMachine::authTable);
         FrontEnd frontEnd = new FrontEnd(config.id(), groupId, metrics.rounds(), metrics.overQuota(), authorizer,
                 new DiskFloor(config.id(), config.storage(), config.minFreeBytes()));
@@ -288,7 +290,9 @@ public final class RatchetNode implements AutoCloseable {
         // (Ratis' default is 3 election timeouts, 1.8 s): a new node loading a large snapshot is busy.
         RaftServerConfigKeys.setStagingTimeout(p, millis(STAGING_TIMEOUT_MILLIS));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
+        // Ratis asks the state machine this often; it flushes the store (and so lets the log be purged) by
+        // its own FlushPolicy: snapshot.threshold entries, or fewer when they are large.
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, Math.min(1024, config.snapshotThreshold()));
         RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, config.snapshotThreshold()));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         // A follower the leader's log no longer reaches is told so, and fetches a checkpoint of the leader's
@@ -298,7 +302,9 @@ public final class RatchetNode implements AutoCloseable {
         // Purge up to the snapshot even while a follower is down: it catches up from the snapshot, and
         // a dead node cannot make the others keep their whole log.
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, config.snapshotThreshold()));
+        // Purge whenever the store's flushed position passes a closed segment: entries can be large (group
+        // commit), so a gap in entries would keep far more log than a restart wants to load.
+        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.segmentSizeBytes()));
         // No commit-index entries. With them on, the leader appends an entry recording the commit index
         // after every commit, and every node writes, replicates and fsyncs it: twice the entries, and the

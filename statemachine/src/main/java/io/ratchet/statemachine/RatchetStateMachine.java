@@ -89,6 +89,25 @@ public final class RatchetStateMachine extends BaseStateMachine {
     /** A flush asked for and not yet seen done: the write it must cover, and the position that write made. */
     private long flushFor = -1;
     private TermIndex flushPosition;
+    /** When to ask for a flush: entries and log bytes applied since the last one asked for. */
+    private final FlushPolicy flushPolicy;
+    private long entriesSinceFlush;
+    private long bytesSinceFlush;
+
+    /**
+     * When the store is flushed and the log purged: after {@code entries} entries or {@code bytes} of them
+     * (as the log holds them), whichever comes first. The bytes bound keeps the log short when entries are
+     * large (group commit packs many requests into one), and with it a restart's log load and replay.
+     */
+    public record FlushPolicy(long entries, long bytes) {
+        public static final FlushPolicy DEFAULT = new FlushPolicy(10_000, 16L << 20);
+
+        public FlushPolicy {
+            if (entries < 1 || bytes < 1) {
+                throw new IllegalArgumentException("a flush policy's bounds are positive");
+            }
+        }
+    }
     private final KeyContention contention = new KeyContention(System.currentTimeMillis());
     private volatile ApplyListener applyListener = ApplyListener.NONE;
     private final QuotaAlarm quotaAlarm = new QuotaAlarm();
@@ -105,18 +124,20 @@ public final class RatchetStateMachine extends BaseStateMachine {
 
     /** @param leaderClock the clock that stamps entries on the leader (never read during apply) */
     public RatchetStateMachine(LongSupplier leaderClock) {
-        this(leaderClock, RocksKeyValueStore.Settings.DEFAULT, SnapshotSource.NONE);
+        this(leaderClock, RocksKeyValueStore.Settings.DEFAULT, FlushPolicy.DEFAULT, SnapshotSource.NONE);
     }
 
     /**
      * @param leaderClock   the clock that stamps entries on the leader (never read during apply)
      * @param storeSettings the store's caches
+     * @param flushPolicy   when the store is flushed and the log purged
      * @param snapshots     where a follower that fell behind the leader's log fetches the leader's state
      */
     public RatchetStateMachine(LongSupplier leaderClock, RocksKeyValueStore.Settings storeSettings,
-                               SnapshotSource snapshots) {
+                               FlushPolicy flushPolicy, SnapshotSource snapshots) {
         this.leaderClock = leaderClock;
         this.storeSettings = storeSettings;
+        this.flushPolicy = flushPolicy;
         this.snapshots = snapshots;
         store.countContentionIn(contention);
     }
@@ -442,6 +463,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
         long started = System.nanoTime();
         LogEntryProto logEntry = trx.getLogEntry();
         long index = logEntry.getIndex();
+        entriesSinceFlush++;
+        bytesSinceFlush += logEntry.getSerializedSize();
         if (index <= store.lastEntryIndex()) {
             // Applied before a restart and on disk already (Ratis applies from its last snapshot): the store
             // holds its effect, and nobody waits for its answer.
@@ -661,11 +684,13 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Lets Raft purge its log up to what the store has on disk. Asks RocksDB to flush, without waiting,
-     * and answers with the position of the last flush that completed, or -1 while the first one asked
-     * for is under way (Ratis then asks again after its next entries; each ask costs a few reads). So
-     * apply never waits for a flush, and the log is never purged past an entry the store could lose in
-     * a crash. Runs on the thread that applies entries, so the store's position cannot move meanwhile.
+     * Lets Raft purge its log up to what the store has on disk. Ratis asks every so many entries (fewer
+     * than the policy's); once the policy's entries or bytes have been applied since the last flush asked
+     * for, this asks RocksDB to flush, without waiting, and answers the position of that flush once it has
+     * completed; meanwhile, and when nothing new is on disk, -1 (Ratis then asks again after its next
+     * entries; each ask costs a few reads). So apply never waits for a flush, and the log is never purged
+     * past an entry the store could lose in a crash. Runs on the thread that applies entries, so the
+     * store's position cannot move meanwhile.
      */
     @Override
     public long takeSnapshot() {
@@ -674,9 +699,6 @@ public final class RatchetStateMachine extends BaseStateMachine {
         if (current == null || position.getIndex() <= 0) {
             return -1;
         }
-        if (current.flushedSequence() >= current.lastSequence()) {
-            return published(position);
-        }
         if (flushFor >= 0) {
             if (current.flushedSequence() < flushFor) {
                 return -1;
@@ -684,17 +706,27 @@ public final class RatchetStateMachine extends BaseStateMachine {
             flushFor = -1;
             return published(flushPosition);
         }
+        if (current.flushedSequence() >= current.lastSequence()) {
+            return published(position); // everything is on disk already
+        }
+        if (entriesSinceFlush < flushPolicy.entries() && bytesSinceFlush < flushPolicy.bytes()) {
+            return -1;
+        }
+        entriesSinceFlush = 0;
+        bytesSinceFlush = 0;
         flushFor = current.lastSequence();
         flushPosition = position;
         current.requestFlush();
         return -1;
     }
 
+    /** Makes {@code position} the latest snapshot; its index when that moved it forward, else -1 (nothing new). */
     private long published(TermIndex position) {
         DiskStateStorage.Durable previous = durable;
-        if (previous == null || position.compareTo(previous.getTermIndex()) > 0) {
-            durable = new DiskStateStorage.Durable(position);
+        if (previous != null && position.compareTo(previous.getTermIndex()) <= 0) {
+            return -1;
         }
-        return durable.getTermIndex().getIndex();
+        durable = new DiskStateStorage.Durable(position);
+        return position.getIndex();
     }
 }

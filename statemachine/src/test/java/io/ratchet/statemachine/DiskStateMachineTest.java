@@ -72,7 +72,9 @@ class DiskStateMachineTest {
                 .setLogCorruptionPolicy(RaftServerConfigKeys.Log.CorruptionPolicy.getDefault())
                 .build();
         raftStorage.initialize();
-        machine = new RatchetStateMachine(() -> 0L);
+        // A flush asked for every other entry, so that the test sees one.
+        machine = new RatchetStateMachine(() -> 0L, io.ratchet.statemachine.kv.RocksKeyValueStore.Settings.DEFAULT,
+                new RatchetStateMachine.FlushPolicy(2, Long.MAX_VALUE), SnapshotSource.NONE);
         machine.initialize(serverNamed("n1"), RaftGroupId.randomId(), raftStorage);
         return machine;
     }
@@ -109,14 +111,18 @@ class DiskStateMachineTest {
         assertNull(machine.getLatestSnapshot(), "nothing applied, nothing on disk");
         apply(1, new Command.Put("a", "1", 0, null));
         apply(2, new Command.Put("b", "2", 0, null));
-        // The first ask starts a flush; the answer is the position once that flush is done.
-        long first = machine.takeSnapshot();
-        assertTrue(first == -1 || first == 2);
+        // The first ask starts a flush; the answer is the position once that flush is done, and then -1
+        // until there is something new on disk.
+        assertEquals(-1, machine.takeSnapshot());
         await().atMost(Duration.ofSeconds(10)).until(() -> machine.takeSnapshot() == 2);
         assertEquals(2, machine.getLatestSnapshot().getIndex());
         assertEquals(1, machine.getLatestSnapshot().getTerm());
+        assertEquals(-1, machine.takeSnapshot(), "nothing new");
         apply(3, new Command.Put("c", "3", 0, null));
+        assertEquals(-1, machine.takeSnapshot(), "one entry: under the policy's two, no flush asked for");
         assertEquals(2, machine.getLatestSnapshot().getIndex(), "index 3 is not on disk before a flush");
+        apply(4, new Command.Put("d", "4", 0, null));
+        await().atMost(Duration.ofSeconds(10)).until(() -> machine.takeSnapshot() == 4);
     }
 
     @Test
