@@ -46,7 +46,7 @@ import org.rocksdb.WriteOptions;
  */
 public final class RocksKeyValueStore implements KeyValueStore {
     static {
-        RocksDB.loadLibrary();
+        NativeLibrary.load();
     }
 
     /**
