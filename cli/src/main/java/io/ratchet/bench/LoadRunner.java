@@ -35,7 +35,7 @@ public final class LoadRunner {
     private final LongAdder exhausted = new LongAdder();
     private final LongAdder errors = new LongAdder();
     /** Reserve clients' last acknowledged key, by key prefix (see {@link Workload#prepare}). */
-    private final java.util.Map<String, Long> acknowledged = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<String, java.util.BitSet> acknowledged = new java.util.concurrent.ConcurrentHashMap<>();
     /** Commits and errors in every phase, for the progress line. */
     private final LongAdder allCommits = new LongAdder();
     private final LongAdder allErrors = new LongAdder();
@@ -60,9 +60,15 @@ public final class LoadRunner {
         this.cpu = cpu;
     }
 
-    /** Each reserve client's key prefix and the sequence number of the last key the cluster acknowledged creating. */
-    public java.util.Map<String, Long> acknowledged() {
-        return java.util.Map.copyOf(acknowledged);
+    /** Each reserve client's key prefix and the sequence numbers of the keys the cluster acknowledged creating. */
+    public java.util.Map<String, java.util.BitSet> acknowledged() {
+        java.util.Map<String, java.util.BitSet> copy = new java.util.HashMap<>();
+        acknowledged.forEach((prefix, bits) -> {
+            synchronized (bits) {
+                copy.put(prefix, (java.util.BitSet) bits.clone());
+            }
+        });
+        return copy;
     }
 
     public BenchReport run(Duration warmup, Duration measured) throws InterruptedException {

@@ -110,11 +110,11 @@ public enum Workload {
 
     /**
      * As above; a reserve client also records in {@code acknowledged}, under its key prefix, the sequence
-     * number of the last key the cluster acknowledged creating: every key of that prefix up to it must be
-     * in the cluster from then on, whatever happens to the nodes ({@code ratchet bench --acked}).
+     * numbers of the keys the cluster acknowledged creating: each must be in the cluster from then on,
+     * whatever happens to the nodes ({@code ratchet bench --acked}).
      */
     public Clients prepare(List<RatchetClient> instances, String run, int clients, BooleanSupplier stopping,
-                           java.util.Map<String, Long> acknowledged) {
+                           java.util.Map<String, java.util.BitSet> acknowledged) {
         String prefix = "bench/" + run + "/";
         RatchetClient setup = instances.get(0);
         switch (this) {
@@ -156,13 +156,17 @@ public enum Workload {
         Operation client(int n);
     }
 
-    private static Operation reserve(RatchetClient client, String keyPrefix, java.util.Map<String, Long> acknowledged) {
+    private static Operation reserve(RatchetClient client, String keyPrefix, java.util.Map<String, java.util.BitSet> acknowledged) {
         long[] sequence = {0};
+        java.util.BitSet mine = new java.util.BitSet();
+        acknowledged.put(keyPrefix, mine);
         return () -> {
-            long mine = sequence[0]++;
-            boolean created = client.put(keyPrefix + mine, "owner", 0).successful();
+            int n = (int) sequence[0]++;
+            boolean created = client.put(keyPrefix + n, "owner", 0).successful();
             if (created) {
-                acknowledged.put(keyPrefix, mine);
+                synchronized (mine) {
+                    mine.set(n);
+                }
             }
             return new Outcome(created, 1);
         };

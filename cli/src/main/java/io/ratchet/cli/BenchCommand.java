@@ -42,8 +42,8 @@ final class BenchCommand extends ClientCommand {
     @Option(names = "--node-pids", split = ",", description = "process ids of the node JVMs, when they run on this "
             + "machine: the line then says what CPU they used per committed operation (scripts/bench --start gives them)")
     List<Long> nodePids = new ArrayList<>();
-    @Option(names = "--acked", description = "reserve: write each client's key prefix and the sequence number of the "
-            + "last key the cluster acknowledged to this file, one a line, after the run (for --verify-acked)")
+    @Option(names = "--acked", description = "reserve: write each key the cluster acknowledged creating to this file, "
+            + "a line per client (its key prefix, then the numbers), after the run (for --verify-acked)")
     Path acked;
     @Option(names = "--verify-acked", description = "instead of a run: read every key a --acked file says was "
             + "acknowledged and print how many are missing (exit 0 when none, 1 otherwise)")
@@ -81,7 +81,8 @@ final class BenchCommand extends ClientCommand {
                     : runner.run(run, Durations.parse(warmup), Durations.parse(duration));
             if (acked != null) {
                 List<String> lines = new ArrayList<>();
-                runner.acknowledged().forEach((prefix, last) -> lines.add(prefix + "\t" + last));
+                runner.acknowledged().forEach((prefix, numbers) -> lines.add(prefix + "\t"
+                        + numbers.stream().mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(","))));
                 Files.write(acked, lines);
             }
         } catch (InterruptedException e) {
@@ -107,14 +108,12 @@ final class BenchCommand extends ClientCommand {
                 if (line.isBlank()) {
                     continue;
                 }
-                String[] parts = line.split("\t");
+                String[] parts = line.split("\t", -1);
                 String prefix = parts[0];
-                long last = Long.parseLong(parts[1]);
-                for (long from = 0; from <= last; from += 500) {
-                    List<String> keys = new ArrayList<>();
-                    for (long i = from; i <= Math.min(last, from + 499); i++) {
-                        keys.add(prefix + i);
-                    }
+                List<String> all = parts[1].isEmpty() ? List.of()
+                        : java.util.Arrays.stream(parts[1].split(",")).map(n -> prefix + n).toList();
+                for (int from = 0; from < all.size(); from += 500) {
+                    List<String> keys = all.subList(from, Math.min(all.size(), from + 500));
                     java.util.Set<String> found = new java.util.HashSet<>();
                     c.getAll(keys).forEach(item -> found.add(item.key()));
                     for (String k : keys) {
