@@ -60,32 +60,28 @@ final class Items {
 
     /** The record under {@code key} now (null: none), from the cache when it holds the key. */
     private byte[] record(byte[] key) {
-        int slot = Arrays.hashCode(key) & (CACHE_SLOTS - 1);
-        Looked l = cache[slot];
+        Looked l = cache[slot(key)];
         if (l != null && Arrays.equals(key, l.key())) {
             return l.record();
         }
         byte[] record = state.get(key);
-        remember(slot, key, record);
+        remember(key, record);
         return record;
     }
 
-    private void remember(int slot, byte[] key, byte[] record) {
-        cache[slot] = record == null || record.length <= CACHE_RECORD_BYTES ? new Looked(key, record) : null;
+    private static int slot(byte[] key) {
+        return Arrays.hashCode(key) & (CACHE_SLOTS - 1);
     }
 
-    private void cached(byte[] key, byte[] record) {
-        remember(Arrays.hashCode(key) & (CACHE_SLOTS - 1), key, record);
-    }
-
-    private byte[] current(byte[] key) {
-        return record(key);
+    /** Caches {@code record} (null: none) as the one under {@code key}; a large one only empties the slot. */
+    private void remember(byte[] key, byte[] record) {
+        cache[slot(key)] = record == null || record.length <= CACHE_RECORD_BYTES ? new Looked(key, record) : null;
     }
 
     /** Stores {@code item} under {@code id}, its normalized key, replacing what was there. */
     void put(String id, Item item) {
         byte[] key = StateKeys.named(StateKeys.ITEM, id);
-        byte[] previous = current(key);
+        byte[] previous = record(key);
         if (previous != null) {
             forget(id, key, previous);
         } else {
@@ -93,7 +89,7 @@ final class Items {
         }
         byte[] record = ItemRecord.encode(id, item);
         state.put(key, record);
-        cached(key, record);
+        remember(key, record);
         footprint += ItemRecord.footprint(key.length - 1, record);
         if (item.expiresAt() != 0) {
             byte[] due = StateKeys.numbered(StateKeys.EXPIRY, item.expiresAt(), id);
@@ -105,14 +101,14 @@ final class Items {
     /** Removes the item under {@code id}; whether there was one. */
     boolean remove(String id) {
         byte[] key = StateKeys.named(StateKeys.ITEM, id);
-        byte[] previous = current(key);
+        byte[] previous = record(key);
         if (previous == null) {
             return false;
         }
         forget(id, key, previous);
         count--;
         state.delete(key);
-        cached(key, null);
+        remember(key, null);
         return true;
     }
 

@@ -29,6 +29,34 @@ class RocksKeyValueStoreTest extends KeyValueStoreContract {
     }
 
     @Test
+    void aWriteIsSerializedExactlyAsRocksDbsOwnWriteBatch() throws Exception {
+        // Lengths around each varint boundary, an empty value, and deletes between the puts.
+        Changes changes = new Changes();
+        int[] lengths = {1, 127, 128, 16_383, 16_384, 70_000};
+        try (org.rocksdb.WriteBatch expected = new org.rocksdb.WriteBatch()) {
+            java.util.TreeMap<byte[], byte[]> sorted = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
+            for (int i = 0; i < lengths.length; i++) {
+                byte[] key = new byte[lengths[i]];
+                java.util.Arrays.fill(key, (byte) ('a' + i));
+                byte[] value = new byte[lengths[lengths.length - 1 - i] - 1];
+                java.util.Arrays.fill(value, (byte) i);
+                sorted.put(key, i % 3 == 1 ? Changes.DELETED : value);
+            }
+            for (var change : sorted.entrySet()) {
+                if (change.getValue() == Changes.DELETED) {
+                    changes.delete(change.getKey());
+                    expected.delete(change.getKey());
+                } else {
+                    changes.put(change.getKey(), change.getValue());
+                    expected.put(change.getKey(), change.getValue());
+                }
+            }
+            assertTrue(java.util.Arrays.equals(expected.data(), RocksKeyValueStore.serialized(changes)),
+                    "the hand-built batch differs from RocksDB's");
+        }
+    }
+
+    @Test
     void whatWasWrittenIsThereAfterACloseAndAnOpen() {
         Path db = dir.resolve("reopened");
         try (RocksKeyValueStore first = RocksKeyValueStore.open(db, SMALL)) {
