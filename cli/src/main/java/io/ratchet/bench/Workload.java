@@ -177,7 +177,8 @@ public enum Workload {
         return () -> {
             List<Command.Op> puts = new java.util.ArrayList<>(BATCH);
             for (int i = 0; i < BATCH; i++) {
-                puts.add(new Command.Put(keyPrefix + sequence[0]++, "owner", 0, null));
+                // A transaction's put carries its value as JSON text: a plain string fails its parse.
+                puts.add(new Command.Put(keyPrefix + sequence[0]++, "\"owner\"", 0, null));
             }
             return new Outcome(client.transaction(puts).successful(), 1);
         };
