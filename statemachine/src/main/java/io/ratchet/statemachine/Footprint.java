@@ -1,8 +1,12 @@
 package io.ratchet.statemachine;
 
+import io.ratchet.protocol.Batch;
+import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Keys;
+import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.util.List;
 
@@ -29,6 +33,8 @@ final class Footprint {
     static final long SESSION = 160;
     /** One result held for a resend: its record and its list slot. */
     static final long RESULT = 48;
+    /** More than a ttl's expiry field adds to an item's metadata ({@code "expiresAt":"<instant>"} and a comma). */
+    private static final long MOST_EXPIRY_FIELD = 64;
 
     private Footprint() {
     }
@@ -85,6 +91,46 @@ final class Footprint {
             return RESULT + utf8(r.reason());
         }
         return RESULT;
+    }
+
+    /**
+     * More than the writes of {@code batch} can add to the count, whatever the state: a bound from the
+     * batch alone, read without the store. Loose on purpose (each char counted as 3 bytes, keys many times
+     * over for their normalized form and spelling, a ttl's expiry field, a document's guard), because it
+     * only tells the leader it need not look: while the state is further than this under its quota, no
+     * write of the batch can be refused for it.
+     */
+    static long mostGrowth(Batch batch) {
+        long sum = 0;
+        for (Request request : batch.requests()) {
+            for (Command command : request.commands()) {
+                if (command instanceof Command.Transaction t) {
+                    for (Command.Op op : t.ops()) {
+                        sum += mostGrowth(op);
+                    }
+                } else if (command instanceof Command.Op op) {
+                    sum += mostGrowth(op);
+                }
+            }
+        }
+        return sum;
+    }
+
+    private static long mostGrowth(Command.Op op) {
+        if (op instanceof Command.Put p) {
+            return ITEM + EXPIRY + MOST_EXPIRY_FIELD + 9L * p.key().length() + chars(p.value()) + chars(p.metadata());
+        }
+        if (op instanceof Command.PutDocument d) {
+            // The document (its id twice and its JSON) and its guard item (the prefixed id as key, {"Id": id} as value).
+            return DOCUMENT + ITEM + 9L * (Limits.RESERVED_GUARD_PREFIX.length() + d.id().length()) + 2 * chars(d.id())
+                    + 6L * d.id().length() + 16 + chars(d.json());
+        }
+        return 0; // deletes and checks add nothing
+    }
+
+    /** The most UTF-8 bytes {@code s} takes (3 a char), without looking at its chars. */
+    private static long chars(String s) {
+        return s == null ? 0 : 3L * s.length();
     }
 
     /** The UTF-8 length of {@code s} (0 for null), as {@code String.getBytes(UTF_8)} gives it, without encoding it. */

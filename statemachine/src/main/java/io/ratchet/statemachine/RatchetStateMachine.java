@@ -421,8 +421,12 @@ public final class RatchetStateMachine extends BaseStateMachine {
      * front end, so that a full cluster does not spend a log entry on every write it refuses.
      */
     public List<Result> refusalsForQuota(Batch batch) {
-        if (!quota.alarm()) {
-            return null; // far from full: nothing to refuse, and no read lock taken on the write path
+        Result.Quota now = quota;
+        if (!now.alarm() || now.used() + Footprint.mostGrowth(batch) <= now.quota()) {
+            // Far from full, or more room left than the batch could take: nothing to refuse, and neither the
+            // read lock nor a read of the state taken on the write path. (Stale by entries in flight at
+            // most; what it lets through, apply judges.)
+            return null;
         }
         lock.readLock().lock();
         try {

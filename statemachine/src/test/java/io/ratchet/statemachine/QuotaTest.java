@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Entry;
+import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
@@ -225,6 +226,36 @@ class QuotaTest {
         assertEquals(0, store.size());
         assertEquals(0, store.sessionCount());
         assertEquals(0, store.used());
+    }
+
+    /**
+     * The leader skips its early quota check while the state is further under the quota than a batch's
+     * {@code mostGrowth}: the bound must exceed what any batch really adds, whatever its keys and values.
+     */
+    @Test
+    void noBatchAddsAsMuchAsItsBoundSays() {
+        CompareExchangeStore store = new CompareExchangeStore();
+        SplittableRandom random = new SplittableRandom(27);
+        String[] texts = {"a", "İstanbul/Ünïcode", "\uD83D\uDE00-emoji-😀", "{\"n\":1e2}", "x".repeat(300)};
+        for (int i = 0; i < 500; i++) {
+            String key = texts[random.nextInt(texts.length)] + "/" + i;
+            String value = Json.write(texts[random.nextInt(texts.length)]);
+            String metadata = random.nextBoolean() ? null : "{\"tag\": \"" + texts[random.nextInt(2)] + "\", \"n\": 1e2}";
+            Command.Op op = switch (random.nextInt(4)) {
+                case 0 -> new Command.Put(key, value, 0, metadata);
+                case 1 -> new Command.Put(key, value, 0, metadata, 5_000, false);
+                case 2 -> new Command.PutDocument(key, "{\"v\":" + value + "}", 0);
+                default -> new Command.Put(key.toUpperCase(java.util.Locale.ROOT), value, 0, metadata, 1_000, true);
+            };
+            // A document save travels as a transaction; a put either way.
+            Command command = op instanceof Command.Put put && random.nextBoolean() ? put : new Command.Transaction(List.of(op));
+            Batch batch = Batch.untagged(List.of(Request.of(List.of(command))));
+            long before = store.used();
+            store.applyEntry(new Entry(stamp++, List.of(batch)), ++index);
+            long added = store.used() - before;
+            assertTrue(added > 0, "it was applied and grew the state: " + command);
+            assertTrue(added <= Footprint.mostGrowth(batch), added + " > bound " + Footprint.mostGrowth(batch) + ": " + command);
+        }
     }
 
     /** Two replicas that apply the same entries refuse the same writes, and count the same. */
