@@ -113,10 +113,9 @@ class ChaosHarnessIT {
     }
 
     /**
-     * Membership alone, not mixed with kill-leader as the long runs are: with leaders killed mid-change,
-     * Ratis 3.3.0 can, rarely, drop a committed configuration on a follower whose log is truncated by the
-     * append that carried it (docs/PERFORMANCE.md, "Membership under chaos"), which this run's
-     * membership check would report about once in 25 minutes of such runs.
+     * Membership alone, kept short for the build; the long runs mix it with kill-leader (chaos/README.md),
+     * where Ratis 3.3.0's dropped configuration showed before the state machine mended it
+     * (ConfigurationAfterTruncationTest plays that case on its own).
      */
     @Test
     void registersStayLinearizableWhileMembersComeAndGo() throws Exception {

@@ -81,6 +81,9 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private final SnapshotSource snapshots;
     private final Watches watches = new Watches();
     private final ExecutorService installer = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-install"));
+    /** Mends the server's configuration after a log truncation (see {@link #truncate}). */
+    private final ExecutorService configurationMender =
+            Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-configuration-mender"));
     private Path dir;
     private RocksKeyValueStore kv;
     private CompareExchangeStore store = new CompareExchangeStore();
@@ -606,10 +609,43 @@ public final class RatchetStateMachine extends BaseStateMachine {
         }
     }
 
+    /**
+     * Called while the log truncates entries a new leader's conflict (under the log's lock, before the
+     * leader's entries are appended). Ratis 3.3.0 drops here, with the truncated ones, the configurations
+     * the leader's entries had just set ({@link org.apache.ratis.server.impl.LogConfigurations}): once the
+     * append is done, they are put back from the log, so the server runs on the latest configuration its
+     * log holds, as Raft requires. The mender waits for the append by reading the log, whose lock the
+     * append holds; it runs before the follower could time out and stand for election (milliseconds
+     * against the election timeout).
+     */
+    @Override
+    public CompletableFuture<Void> truncate(long index) {
+        try {
+            configurationMender.execute(() -> mendConfiguration(index));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // Closing: the configuration is read from the log again at the next start.
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private void mendConfiguration(long index) {
+        try {
+            RaftServer.Division division = getServer().join().getDivision(getGroupId());
+            List<Long> restored = org.apache.ratis.server.impl.LogConfigurations.restore(division, index - 1);
+            if (!restored.isEmpty()) {
+                LOG.warn("the log truncation from index {} dropped the configurations at {} although the log holds "
+                        + "them (a Ratis 3.3.0 defect); put back, now {}", index, restored, division.getRaftConf());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.error("could not check the configuration after the log truncation from index {}", index, e);
+        }
+    }
+
     @Override
     public void close() throws IOException {
         watches.close();
         installer.shutdownNow();
+        configurationMender.shutdownNow();
         lock.writeLock().lock();
         try {
             if (kv != null) {
