@@ -90,6 +90,7 @@ public final class HttpApi implements AutoCloseable {
         server.addConnector(connector);
         HttpApi api = new HttpApi(server, routes.all(), probes);
         server.setHandler(api.new Dispatch());
+        server.setErrorHandler(new JsonErrors());
         try {
             server.start();
         } catch (Exception e) {
