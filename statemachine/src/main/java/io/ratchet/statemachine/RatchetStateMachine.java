@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
@@ -34,6 +35,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.impl.LogConfigurations;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.SnapshotInfo;
@@ -612,7 +614,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     /**
      * Called while the log truncates entries a new leader's conflict (under the log's lock, before the
      * leader's entries are appended). Ratis 3.3.0 drops here, with the truncated ones, the configurations
-     * the leader's entries had just set ({@link org.apache.ratis.server.impl.LogConfigurations}): once the
+     * the leader's entries had just set ({@link LogConfigurations}): once the
      * append is done, they are put back from the log, so the server runs on the latest configuration its
      * log holds, as Raft requires. The mender waits for the append by reading the log, whose lock the
      * append holds; it runs before the follower could time out and stand for election (milliseconds
@@ -622,7 +624,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     public CompletableFuture<Void> truncate(long index) {
         try {
             configurationMender.execute(() -> mendConfiguration(index));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // Closing: the configuration is read from the log again at the next start.
         }
         return CompletableFuture.completedFuture(null);
@@ -631,7 +633,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private void mendConfiguration(long index) {
         try {
             RaftServer.Division division = getServer().join().getDivision(getGroupId());
-            List<Long> restored = org.apache.ratis.server.impl.LogConfigurations.restore(division, index - 1);
+            // From the first index truncated (what Ratis 3.3.0 passes): every configuration the append set lies there or after.
+            List<Long> restored = LogConfigurations.restore(division, index);
             if (!restored.isEmpty()) {
                 LOG.warn("the log truncation from index {} dropped the configurations at {} although the log holds "
                         + "them (a Ratis 3.3.0 defect); put back, now {}", index, restored, division.getRaftConf());

@@ -180,7 +180,8 @@ public final class HttpApi implements AutoCloseable {
                 }
                 serve(request, response, callback, path);
             } catch (RuntimeException e) {
-                write(response, callback, failure(e));
+                // Refused before the body was read (a bad path or query): drop the body first.
+                answerAfterDraining(request, response, callback, failure(e));
             }
             return true;
         }
@@ -207,7 +208,7 @@ public final class HttpApi implements AutoCloseable {
                     ? HttpReply.error(404, "not_found", "no route " + method + " " + path + "; see /v1/openapi.json")
                     : HttpReply.error(405, "method_not_allowed", method + " is not allowed on " + path
                             + "; allowed: " + String.join(", ", allowed)).header("Allow", String.join(", ", allowed));
-            write(response, callback, reply);
+            answerAfterDraining(request, response, callback, reply);
             return;
         }
         Route chosen = route;
@@ -244,17 +245,13 @@ public final class HttpApi implements AutoCloseable {
     private static CompletableFuture<byte[]> readBody(Request request, long limit) {
         long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
         if (limit == 0) {
-            return CompletableFuture.completedFuture(new byte[0]);
+            return drained(request).thenApply(done -> new byte[0]);
         }
         if (declared > limit) {
             if (declared > MAX_DISCARDED_BODY) {
                 return CompletableFuture.failedFuture(tooLarge(declared, limit));
             }
-            // Read and drop it before answering: a client still sending when the answer comes and the
-            // connection closes sees a reset, not the 413 (seen with the JDK's HttpClient).
-            CompletableFuture<Void> drained = new CompletableFuture<>();
-            Content.Source.consumeAll(request, Callback.from(drained));
-            return drained.handle((done, error) -> {
+            return drained(request).handle((done, error) -> {
                 throw tooLarge(declared, limit);
             });
         }
@@ -271,6 +268,26 @@ public final class HttpApi implements AutoCloseable {
             buffer.get(bytes);
             return bytes;
         });
+    }
+
+    /**
+     * Reads and drops the request's body (one of at most {@link #MAX_DISCARDED_BODY} declared bytes; a
+     * larger or undeclared one is left, and the connection closes after the answer). Done before every
+     * answer that does not read the body: a client still sending when the answer comes and the connection
+     * closes sees a reset, not the answer (seen with the JDK's HttpClient).
+     */
+    private static CompletableFuture<Void> drained(Request request) {
+        long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
+        if (declared <= 0 || declared > MAX_DISCARDED_BODY) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> drained = new CompletableFuture<>();
+        Content.Source.consumeAll(request, Callback.from(drained));
+        return drained;
+    }
+
+    private static void answerAfterDraining(Request request, Response response, Callback callback, HttpReply reply) {
+        drained(request).whenComplete((done, error) -> write(response, callback, reply));
     }
 
     private static HttpError tooLarge(long size, long limit) {

@@ -24,36 +24,22 @@ public final class LogConfigurations {
     }
 
     /**
-     * Re-adds, in log order, the configuration entries the log holds from {@code fromIndex} on, when
-     * the latest of them is newer than the server's current configuration; else changes nothing. Reading
-     * the log waits for an append under way, whose entries are then read too.
+     * Re-adds, in log order, the configuration entries the log holds from {@code fromIndex} on that are
+     * newer than the server's current configuration; changes nothing when there are none. Reading the log
+     * waits for an append under way, whose entries are then read too.
      *
      * @return the indexes of the configurations put back (empty when the server was in line)
      */
     public static List<Long> restore(RaftServer.Division division, long fromIndex) throws RaftLogIOException {
-        RaftServerImpl server = (RaftServerImpl) division;
-        ServerState state = server.getState();
+        ServerState state = ((RaftServerImpl) division).getState();
         RaftLog log = state.getLog();
-        TermIndex last = log.getLastEntryTermIndex();
         List<Long> restored = new ArrayList<>();
-        if (last == null) {
-            return restored;
-        }
-        List<LogEntryProto> configurations = new ArrayList<>();
-        for (long i = Math.max(fromIndex, log.getStartIndex()); i <= last.getIndex(); i++) {
+        TermIndex last = log.getLastEntryTermIndex();
+        for (long i = Math.max(fromIndex, log.getStartIndex()); last != null && i <= last.getIndex(); i++) {
             LogEntryProto entry = log.get(i);
-            if (entry != null && entry.hasConfigurationEntry()) {
-                configurations.add(entry);
-            }
-        }
-        if (configurations.isEmpty()
-                || configurations.get(configurations.size() - 1).getIndex() <= state.getRaftConf().getLogEntryIndex()) {
-            return restored;
-        }
-        for (LogEntryProto entry : configurations) {
-            if (entry.getIndex() > state.getRaftConf().getLogEntryIndex()) {
+            if (entry != null && entry.hasConfigurationEntry() && i > state.getRaftConf().getLogEntryIndex()) {
                 state.setRaftConf(LogProtoUtils.toRaftConfiguration(entry));
-                restored.add(entry.getIndex());
+                restored.add(i);
             }
         }
         return restored;
