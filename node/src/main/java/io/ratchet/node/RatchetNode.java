@@ -72,7 +72,7 @@ public final class RatchetNode implements AutoCloseable {
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
     private RatchetNode(NodeConfig config, RaftGroupId groupId, RaftServer server, FrontEnd frontEnd, AdminService admin,
-                        Authorizer authorizer, NodeMetrics metrics) {
+                        Authorizer authorizer, NodeMetrics metrics, StampClock clock) {
         this.authorizer = authorizer;
         this.config = config;
         this.groupId = groupId;
@@ -80,7 +80,7 @@ public final class RatchetNode implements AutoCloseable {
         this.server = server;
         this.frontEnd = frontEnd;
         this.metrics = metrics;
-        this.sweeper = new Sweeper(server, groupId, config.sweepInterval());
+        this.sweeper = new Sweeper(server, groupId, config.sweepInterval(), clock);
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
         // With none configured, a disk's worth, but no more than this node's disk holds (a leader refuses more).
@@ -127,7 +127,9 @@ public final class RatchetNode implements AutoCloseable {
             metrics.bindCertificate(tls::certificate);
         }
         SnapshotFetcher fetcher = new SnapshotFetcher(config.id(), config.clientCredentials(), config.store());
-        RatchetStateMachine stateMachine = new RatchetStateMachine(System::currentTimeMillis, config.store(),
+        StampClock clock = new StampClock();
+        metrics.bindClock(clock::wallAhead, clock::steps);
+        RatchetStateMachine stateMachine = new RatchetStateMachine(clock, config.store(),
                 new RatchetStateMachine.FlushPolicy(config.snapshotThreshold(), RatchetStateMachine.FlushPolicy.DEFAULT.bytes()),
                 fetcher);
         Authorizer authorizer = new Authorizer(stateMachine::authTable);
@@ -164,7 +166,7 @@ public final class RatchetNode implements AutoCloseable {
         admin.attach(server);
         backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
-        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics);
+        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics, clock);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp(tls);

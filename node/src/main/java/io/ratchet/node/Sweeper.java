@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * On the leader only: every interval, proposes a sweep of the items that have expired by the
- * leader's clock, in batches. The proposal is a hint; apply re-checks each item against cluster time
+ * leader's {@link StampClock}, in batches. The proposal is a hint; apply re-checks each item against cluster time
  * and its index, so a renewal that lands first wins, and a follower's clock never matters.
  */
 final class Sweeper implements AutoCloseable {
@@ -29,10 +30,12 @@ final class Sweeper implements AutoCloseable {
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final LocalSubmitter local;
+    private final LongSupplier clock;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-sweeper"));
 
-    Sweeper(RaftServer server, RaftGroupId groupId, Duration interval) {
+    Sweeper(RaftServer server, RaftGroupId groupId, Duration interval, LongSupplier clock) {
         this.server = server;
+        this.clock = clock;
         this.groupId = groupId;
         this.local = new LocalSubmitter(groupId);
         timer.scheduleWithFixedDelay(this::sweepOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
@@ -48,7 +51,7 @@ final class Sweeper implements AutoCloseable {
             List<Command.KeyIndex> due;
             // Full batches go out back to back; a partial one means this round is done.
             do {
-                due = machine.expiredAt(System.currentTimeMillis(), BATCH);
+                due = machine.expiredAt(clock.getAsLong(), BATCH);
                 if (due.isEmpty()) {
                     return;
                 }

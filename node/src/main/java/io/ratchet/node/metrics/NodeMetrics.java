@@ -14,6 +14,7 @@ import io.ratchet.statemachine.RatchetStateMachine;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.server.RaftServer;
 
@@ -96,6 +97,22 @@ public final class NodeMetrics implements AutoCloseable {
         Gauge.builder("ratchet.tls.certificate.not.after", () -> inUse.get().getNotAfter().getTime() / 1000.0)
                 .description("when the TLS certificate this node shows stops being valid (seconds since the epoch)")
                 .baseUnit("seconds")
+                .register(registry);
+    }
+
+    /**
+     * Binds {@code ratchet_clock_wall_ahead_seconds}, how far this node's wall clock is from the clock it
+     * stamps entries with (positive: ahead), and {@code ratchet_clock_steps}, the steps of the wall clock
+     * seen since the start: an alert on the first ({@code abs(...) > 1}) says that a node's clock jumped and
+     * that its stamps are still catching up (see {@link io.ratchet.node.StampClock}).
+     */
+    public void bindClock(LongSupplier wallAheadMillis, LongSupplier steps) {
+        Gauge.builder("ratchet.clock.wall.ahead", () -> wallAheadMillis.getAsLong() / 1000.0)
+                .description("how far the wall clock is ahead of the clock this node stamps entries with (negative: behind)")
+                .baseUnit("seconds")
+                .register(registry);
+        Gauge.builder("ratchet.clock.steps", steps::getAsLong)
+                .description("steps of the wall clock this node has seen since it started")
                 .register(registry);
     }
 
