@@ -8,10 +8,13 @@ import io.ratchet.chaos.checker.Verdict;
 import io.ratchet.chaos.cluster.Cluster;
 import io.ratchet.chaos.cluster.LoopbackNetwork;
 import io.ratchet.chaos.cluster.NamespaceNetwork;
+import io.ratchet.chaos.cluster.NodeFaults;
 import io.ratchet.chaos.cluster.Network;
 import io.ratchet.chaos.history.History;
 import io.ratchet.chaos.history.Op;
 import io.ratchet.chaos.history.OpType;
+import io.ratchet.chaos.nemesis.ClockNemesis;
+import io.ratchet.chaos.nemesis.DiskNemesis;
 import io.ratchet.chaos.nemesis.KillNemesis;
 import io.ratchet.chaos.nemesis.MembershipNemesis;
 import io.ratchet.chaos.nemesis.MixedNemesis;
@@ -61,6 +64,8 @@ public final class ChaosRun {
     private Map<String, Integer> changes;
     private CheckResult membership;
     private History history;
+    /** The clock and disk fault libraries the nodes run with, as the nemesis needs them. */
+    private NodeFaults nodeFaults = NodeFaults.none();
     private final long started = System.nanoTime();
 
     /** The summary line, and the readable report that goes beside it. */
@@ -108,8 +113,22 @@ public final class ChaosRun {
         }
         Optional<String> noNamespaces = settings.nemesis().usesPartitions() ? NamespaceNetwork.unavailableReason() : Optional.empty();
         noNamespaces.ifPresent(why -> skipped.add("partition: skipped: " + why));
+        if (settings.nemesis().stepsClocks() || settings.nemesis().breaksDisks()) {
+            try {
+                nodeFaults = NodeFaults.prepare(settings.runDir().resolve("faults"));
+            } catch (IOException e) {
+                report.blank().line("The harness failed: " + e);
+                return finish(List.of(), List.of(), "error", e.toString());
+            }
+            nodeFaults.unavailable().ifPresent(why -> skipped.add("clock, disk: skipped: " + why));
+        }
+        boolean cannot = switch (settings.nemesis()) {
+            case PARTITION -> noNamespaces.isPresent();
+            case CLOCK, DISK -> nodeFaults.unavailable().isPresent();
+            default -> false;
+        };
         skipped.forEach(s -> report.field("skipped", s));
-        if (workloads.isEmpty() || (settings.nemesis() == NemesisKind.PARTITION && noNamespaces.isPresent())) {
+        if (workloads.isEmpty() || cannot) {
             report.blank().line("Nothing ran: " + String.join("; ", skipped));
             return finish(List.of(), List.of(), "skipped", null);
         }
@@ -150,12 +169,12 @@ public final class ChaosRun {
         Path nodesDir = settings.runDir().resolve("nodes");
         int spares = settings.nemesis().changesMembership() ? SPARES : 0;
         Network network = namespaces
-                ? NamespaceNetwork.create(settings.nodes(), settings.runDir().resolve("netns.txt"))
+                ? NamespaceNetwork.create(settings.nodes() + spares, settings.runDir().resolve("netns.txt"))
                 : LoopbackNetwork.forNodes(settings.nodes() + spares);
         Cluster cluster;
         try {
             cluster = Cluster.start(settings.nodes(), spares, network, nodesDir, settings.ratchetJar(), settings.nodeJvmOptions(),
-                    settings.snapshotThreshold(), settings.tls() ? settings.runDir().resolve("tls") : null);
+                    settings.snapshotThreshold(), settings.tls() ? settings.runDir().resolve("tls") : null, nodeFaults);
         } catch (IOException | RuntimeException e) {
             network.close();
             throw e;
@@ -288,6 +307,18 @@ public final class ChaosRun {
             }
             case MEMBERSHIP -> List.of(new MembershipNemesis(cluster));
             case MEMBERSHIP_KILL_LEADER -> List.of(new MembershipNemesis(cluster), KillNemesis.leader(cluster));
+            case CLOCK -> List.of(new ClockNemesis(cluster));
+            case DISK -> List.of(new DiskNemesis(cluster));
+            case ALL -> {
+                List<Nemesis> choices = new ArrayList<>(List.of(KillNemesis.leader(cluster), KillNemesis.any(cluster),
+                        new PauseNemesis(cluster)));
+                partitions.ifPresent(choices::add);
+                if (cluster.faults().unavailable().isEmpty()) {
+                    choices.add(new ClockNemesis(cluster));
+                    choices.add(new DiskNemesis(cluster));
+                }
+                yield List.of(new MembershipNemesis(cluster), new MixedNemesis(choices));
+            }
         };
     }
 

@@ -21,7 +21,16 @@ public enum NemesisKind {
     /** Membership changes: grow, shrink, replace a node, transfer leadership; between 3 and 5 voters. */
     MEMBERSHIP,
     /** Membership changes and kill-leader at once, each on its own schedule, so kills land during changes. */
-    MEMBERSHIP_KILL_LEADER("membership+kill-leader");
+    MEMBERSHIP_KILL_LEADER("membership+kill-leader"),
+    /** A node's wall clock stepped one to five minutes ahead or back, and back to true time. Needs a C compiler. */
+    CLOCK,
+    /** A node's disk stalls its fsyncs for seconds, or fails with EIO. Needs a C compiler. */
+    DISK,
+    /**
+     * Everything at once: membership changes on one schedule, and on another each fault drawn from
+     * kill-leader, kill-any, pause, partition (where namespaces work), clock and disk (where they can be made).
+     */
+    ALL;
 
     private final String cliName;
 
@@ -38,12 +47,22 @@ public enum NemesisKind {
     }
 
     public boolean usesPartitions() {
-        return this == PARTITION || this == MIXED;
+        return this == PARTITION || this == MIXED || this == ALL;
     }
 
     /** Whether nodes join and leave: the run then has spare node slots beside the initial nodes. */
     public boolean changesMembership() {
-        return this == MEMBERSHIP || this == MEMBERSHIP_KILL_LEADER;
+        return this == MEMBERSHIP || this == MEMBERSHIP_KILL_LEADER || this == ALL;
+    }
+
+    /** Whether nodes step their clocks: they run with the fault library preloaded. */
+    public boolean stepsClocks() {
+        return this == CLOCK || this == ALL;
+    }
+
+    /** Whether nodes' disks fail: they run with the disk fault library preloaded. */
+    public boolean breaksDisks() {
+        return this == DISK || this == ALL;
     }
 
     public static NemesisKind parse(String text) {

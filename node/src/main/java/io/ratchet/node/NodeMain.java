@@ -3,7 +3,13 @@ package io.ratchet.node;
 import io.ratchet.client.GrpcLogging;
 import java.nio.file.Path;
 import java.util.List;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code java -jar ratchet-node.jar --conf FILE}: runs one server until the process is told to stop.
@@ -25,6 +31,14 @@ public final class NodeMain {
             + "                instead of forming a new one with the configured peers";
 
     static final String JOIN = "--join";
+
+    /** The exit code of a node that halted because its disk failed (sysexits' EX_IOERR). */
+    public static final int EXIT_STORAGE = 74;
+    /** How long a node whose disk filled may take to close before it halts instead. */
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    /** How often a node whose disk filled looks for space. */
+    private static final Duration SPACE_POLL = Duration.ofSeconds(1);
+    private static final Logger LOG = LoggerFactory.getLogger(NodeMain.class);
 
     private NodeMain() {
     }
@@ -49,31 +63,121 @@ public final class NodeMain {
             System.exit(2);
             return;
         }
-        RatchetNode node;
-        try {
-            node = RatchetNode.start(config, join);
-        } catch (IllegalStateException | java.io.IOException e) {
-            // A heap too small, storage that cannot be used: say so in one line, not a trace.
-            System.err.println("ratchet node " + config.id() + ": " + e.getMessage());
-            System.exit(1);
-            return;
-        }
+        run(config, join);
+    }
+
+    /**
+     * Runs the node until the process is told to stop. When its storage fails under it, it stops serving:
+     * on a full disk it closes, waits until the disk has room again and starts anew (recovering from what it
+     * had made durable, catching up from the others); on an I/O error it halts with {@link #EXIT_STORAGE}:
+     * a disk that fails writes or fsyncs cannot be trusted with more, and closing cleanly would ask it for
+     * more of both. Either way it acknowledges nothing it has not made durable, and the others go on.
+     */
+    private static void run(NodeConfig config, boolean join) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicReference<RatchetNode> current = new AtomicReference<>();
+        AtomicBoolean stopping = new AtomicBoolean();
+        CompletableFuture<StorageFailure> stop = new CompletableFuture<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stopping.set(true);
+            stop.complete(null);
             try {
-                node.close();
+                RatchetNode node = current.getAndSet(null);
+                if (node != null) {
+                    node.close();
+                }
             } catch (Exception e) {
                 System.err.println("ratchet node " + config.id() + ": stopping failed: " + e);
             } finally {
                 stopped.countDown();
             }
         }, "ratchet-shutdown"));
-        System.out.printf("ratchet node %s serving cluster '%s' (%s) on %s, storage %s%s%n",
-                config.id(), config.group(), node.groupId().getUuid(), config.peers().get(config.id()), config.storage(),
-                node.isMember() ? "" : "; waiting to be added: ratchet members add " + config.id() + "="
-                        + config.peers().get(config.id()));
-        System.out.flush();
+        boolean diskFilled = false;
+        while (!stopping.get()) {
+            if (diskFilled && !awaitSpace(config, stopping)) {
+                break;
+            }
+            RatchetNode node;
+            try {
+                node = RatchetNode.start(config, join);
+            } catch (IllegalStateException | java.io.IOException e) {
+                // A heap too small, storage that cannot be used: say so in one line, not a trace.
+                System.err.println("ratchet node " + config.id() + ": " + e.getMessage());
+                System.exit(1);
+                return;
+            }
+            current.set(node);
+            if (stopping.get() && current.compareAndSet(node, null)) {
+                closeQuietly(node);
+                break;
+            }
+            System.out.printf("ratchet node %s serving cluster '%s' (%s) on %s, storage %s%s%n",
+                    config.id(), config.group(), node.groupId().getUuid(), config.peers().get(config.id()), config.storage(),
+                    node.isMember() ? "" : "; waiting to be added: ratchet members add " + config.id() + "="
+                            + config.peers().get(config.id()));
+            System.out.flush();
+            StorageFailure failure = CompletableFuture.anyOf(node.storageFailure(), stop).thenApply(f -> (StorageFailure) f).join();
+            if (failure == null || !current.compareAndSet(node, null)) {
+                break; // stopping: the shutdown hook closes it
+            }
+            LOG.error("node {} stops serving: its storage failed: {}", config.id(), failure);
+            if (!failure.diskFull()) {
+                String why = "node " + config.id() + " halts: its disk failed a write or an fsync (" + failure.cause()
+                        + "). A failed fsync cannot be retried (the kernel may have dropped what it could not write), so it "
+                        + "stops rather than serve on: check or replace the disk, then start it again (it recovers from "
+                        + "what it had made durable), or replace the node (README, \"Operating a cluster\")";
+                LOG.error(why);
+                System.err.println("ratchet " + why);
+                System.err.flush();
+                Runtime.getRuntime().halt(EXIT_STORAGE);
+            }
+            if (!closeWithin(node, CLOSE_TIMEOUT)) {
+                LOG.error("node {} did not close within {} s after its disk filled; halting", config.id(), CLOSE_TIMEOUT.toSeconds());
+                Runtime.getRuntime().halt(EXIT_STORAGE);
+            }
+            diskFilled = true;
+        }
         stopped.await();
+    }
+
+    /**
+     * Waits until the storage's disk has {@link StorageFailure#resumeAt room} again; false when the process
+     * is stopping meanwhile. Says every minute what it waits for: the alarm an operator sees in the log
+     * (the node serves nothing meanwhile, so the others' status shows it unreachable).
+     */
+    private static boolean awaitSpace(NodeConfig config, AtomicBoolean stopping) throws InterruptedException {
+        long needed = StorageFailure.resumeAt(config.minFreeBytes());
+        long nextSay = 0;
+        while (!stopping.get()) {
+            long free = config.storage().toFile().getUsableSpace();
+            if (free >= needed) {
+                LOG.warn("node {}: the disk has {} bytes free again (needs {}); starting again", config.id(), free, needed);
+                return true;
+            }
+            if (System.nanoTime() - nextSay >= 0) {
+                LOG.error("node {} is not serving: the disk that holds {} is full ({} bytes free); it starts again by "
+                        + "itself once {} bytes are free", config.id(), config.storage(), free, needed);
+                nextSay = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            }
+            Thread.sleep(SPACE_POLL.toMillis());
+        }
+        return false;
+    }
+
+    private static boolean closeWithin(RatchetNode node, Duration timeout) throws InterruptedException {
+        Thread closer = new Thread(() -> closeQuietly(node), "ratchet-close-after-failure");
+        closer.setDaemon(true);
+        closer.start();
+        closer.join(timeout.toMillis());
+        return !closer.isAlive();
+    }
+
+    private static void closeQuietly(RatchetNode node) {
+        try {
+            node.close();
+        } catch (Exception e) {
+            LOG.warn("closing node {}: {}", node.config().id(), e.toString());
+        }
     }
 
     /** The file after {@code --conf} (or in {@code --conf=FILE}); null when the arguments are not that. */

@@ -65,6 +65,7 @@ public final class RatchetNode implements AutoCloseable {
     private final PeerReconnect reconnect;
     private final QuotaBootstrap quotaBootstrap;
     private final NodeMetrics metrics;
+    private final CompletableFuture<StorageFailure> storageFailure;
     /** The HTTP API's own clients of the cluster, and the API; null when the node serves no HTTP. */
     private GatewayClients httpClients;
     private HttpApi http;
@@ -72,7 +73,9 @@ public final class RatchetNode implements AutoCloseable {
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
     private RatchetNode(NodeConfig config, RaftGroupId groupId, RaftServer server, FrontEnd frontEnd, AdminService admin,
-                        Authorizer authorizer, NodeMetrics metrics, StampClock clock) {
+                        Authorizer authorizer, NodeMetrics metrics, StampClock clock,
+                        CompletableFuture<StorageFailure> storageFailure) {
+        this.storageFailure = storageFailure;
         this.authorizer = authorizer;
         this.config = config;
         this.groupId = groupId;
@@ -138,6 +141,8 @@ public final class RatchetNode implements AutoCloseable {
         AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()), config.clientCredentials(), authorizer);
         BackupService backup = new BackupService(config.id(), config.group(), groupId, authorizer);
         stateMachine.listenToApplies(metrics.applyListener());
+        CompletableFuture<StorageFailure> storageFailure = new CompletableFuture<>();
+        stateMachine.onStorageFailure(cause -> storageFailure.complete(StorageFailure.of(cause, config.storage())));
         // The front end is served on the client port, which is the node's one port: the address clients
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
@@ -166,7 +171,7 @@ public final class RatchetNode implements AutoCloseable {
         admin.attach(server);
         backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
-        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics, clock);
+        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics, clock, storageFailure);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp(tls);
@@ -341,6 +346,14 @@ public final class RatchetNode implements AutoCloseable {
 
     public NodeConfig config() {
         return config;
+    }
+
+    /**
+     * Completes when this node's storage fails under it (it then no longer serves as it should, and is to be
+     * closed: {@link NodeMain} does that); never completes otherwise.
+     */
+    public CompletableFuture<StorageFailure> storageFailure() {
+        return storageFailure;
     }
 
     public RaftServer raftServer() {

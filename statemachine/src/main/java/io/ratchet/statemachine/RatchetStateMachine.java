@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
@@ -115,6 +116,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
     private final KeyContention contention = new KeyContention(System.currentTimeMillis());
     private volatile ApplyListener applyListener = ApplyListener.NONE;
+    private volatile Consumer<Throwable> storageFailed = cause -> { };
     private final QuotaAlarm quotaAlarm = new QuotaAlarm();
     /** The state's size and quota after the last entry: read without the lock by status and metrics. */
     private volatile Result.Quota quota = new Result.Quota(0, Limits.DEFAULT_QUOTA_BYTES);
@@ -404,6 +406,25 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     /**
+     * Tells {@code listener} when this node's storage fails: the Raft log could not be written or synced, or
+     * the store could not apply an entry. Neither can be retried in place (after a failed fsync the kernel
+     * may have dropped the pages it could not write, and an entry not applied here leaves this replica
+     * behind its peers for good), so the node must stop serving; Ratis itself would leave the log refusing
+     * every append, or stop applying, with the process still up. Called from Ratis' threads, perhaps more
+     * than once.
+     */
+    public void onStorageFailure(Consumer<Throwable> listener) {
+        this.storageFailed = listener;
+    }
+
+    /** Ratis could not write or sync the log (an entry, or a whole segment when {@code failedEntry} is null). */
+    @Override
+    public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+        LOG.error("the Raft log failed{}: {}", failedEntry == null ? "" : " at entry " + failedEntry.getIndex(), cause.toString());
+        storageFailed.accept(cause);
+    }
+
+    /**
      * A quota larger than the disk that holds this leader's store is refused before it is appended: it
      * could never be reached, and the free-space floor would refuse writes long before it.
      */
@@ -491,9 +512,14 @@ public final class RatchetStateMachine extends BaseStateMachine {
         List<Runnable> wakeups;
         lock.writeLock().lock();
         try {
-            results = entry == null
-                    ? List.of(new Result.Rejected("log entry " + index + " cannot be decoded"))
-                    : store.applyEntry(entry, index, logEntry.getTerm());
+            try {
+                results = entry == null
+                        ? List.of(new Result.Rejected("log entry " + index + " cannot be decoded"))
+                        : store.applyEntry(entry, index, logEntry.getTerm());
+            } catch (StorageException e) {
+                storageFailed.accept(e);
+                throw e;
+            }
             updateLastAppliedTermIndex(logEntry.getTerm(), index);
             quota = new Result.Quota(store.used(), store.quota());
             quotaSet = store.quotaSet();

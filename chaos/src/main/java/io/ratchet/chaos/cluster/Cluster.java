@@ -40,6 +40,7 @@ public final class Cluster implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
     private final Network network;
+    private final NodeFaults faults;
     private final Map<String, NodeProcess> nodes;
     private final int initialSize;
     private final String peers;
@@ -51,8 +52,10 @@ public final class Cluster implements AutoCloseable {
     private volatile ClusterAdmin admin;
     private boolean closed;
 
-    private Cluster(Network network, Map<String, NodeProcess> nodes, int initialSize, String peers, Certificates certificates) {
+    private Cluster(Network network, NodeFaults faults, Map<String, NodeProcess> nodes, int initialSize, String peers,
+                    Certificates certificates) {
         this.network = network;
+        this.faults = faults;
         this.nodes = nodes;
         this.initialSize = initialSize;
         this.peers = peers;
@@ -98,9 +101,10 @@ public final class Cluster implements AutoCloseable {
      * @param jvmOptions        options for each node's JVM
      * @param snapshotThreshold log entries between snapshots (low, so runs exercise snapshot and catch-up)
      * @param tlsDir            where to make the CA and the nodes' certificates for a TLS cluster; null for plaintext
+     * @param faults            the fault libraries each node is started with ({@link NodeFaults#none()}: none)
      */
     public static Cluster start(int size, int spares, Network network, Path dir, Path jar, List<String> jvmOptions,
-                                long snapshotThreshold, Path tlsDir) throws IOException {
+                                long snapshotThreshold, Path tlsDir, NodeFaults faults) throws IOException {
         Files.createDirectories(dir);
         Map<String, String> addresses = new LinkedHashMap<>();
         for (int n = 1; n <= size + spares; n++) {
@@ -142,10 +146,10 @@ public final class Cluster implements AutoCloseable {
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(jvmOptions);
             command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--conf", conf.toAbsolutePath().toString()));
-            nodes.put(id, new NodeProcess(id, addresses.get(id), command, dir, storage, dir.resolve(id + ".log"),
-                    dir.resolve(id + ".pid"), n <= size));
+            nodes.put(id, new NodeProcess(id, addresses.get(id), command, faults.environment(id, storage), dir, storage,
+                    dir.resolve(id + ".log"), dir.resolve(id + ".pid"), n <= size));
         }
-        Cluster cluster = new Cluster(network, nodes, size, peers, certificates);
+        Cluster cluster = new Cluster(network, faults, nodes, size, peers, certificates);
         try {
             for (NodeProcess node : nodes.values()) {
                 node.start();
@@ -175,6 +179,11 @@ public final class Cluster implements AutoCloseable {
 
     public Network network() {
         return network;
+    }
+
+    /** The clock and disk faults the nodes can be given. */
+    public NodeFaults faults() {
+        return faults;
     }
 
     /** Every node slot, spares and retired nodes too. */

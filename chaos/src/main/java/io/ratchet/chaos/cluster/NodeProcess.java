@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -29,6 +30,7 @@ public final class NodeProcess {
     private final String id;
     private final String address;
     private final List<String> command;
+    private final Map<String, String> environment;
     private final Path workDir;
     private final Path storage;
     private final Path log;
@@ -43,14 +45,16 @@ public final class NodeProcess {
 
     /**
      * @param command   the full command line, e.g. {@code [ip, netns, exec, NS, java, ..., -jar, ratchet-node.jar, --conf, FILE]}
+     * @param environment variables added to the harness' own for the node's process ({@link NodeFaults})
      * @param storage   the node's storage directory, as its configuration names it
      * @param inService whether it is one of the nodes the cluster starts with
      */
-    NodeProcess(String id, String address, List<String> command, Path workDir, Path storage, Path log, Path pidFile,
-                boolean inService) {
+    NodeProcess(String id, String address, List<String> command, Map<String, String> environment, Path workDir, Path storage,
+                Path log, Path pidFile, boolean inService) {
         this.id = id;
         this.address = address;
         this.command = List.copyOf(command);
+        this.environment = Map.copyOf(environment);
         this.workDir = workDir;
         this.storage = storage;
         this.log = log;
@@ -80,7 +84,9 @@ public final class NodeProcess {
         if (joins) {
             line.add("--join");
         }
-        process = new ProcessBuilder(line).directory(workDir.toFile())
+        ProcessBuilder builder = new ProcessBuilder(line);
+        builder.environment().putAll(environment);
+        process = builder.directory(workDir.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();

@@ -34,9 +34,12 @@ public final class PartitionNemesis implements Nemesis {
 
     @Override
     public Optional<Fault> inject(Random random) throws IOException {
+        // The nodes in service: spares not (yet) started by a membership nemesis take no side.
         List<Integer> all = new ArrayList<>();
         for (NodeProcess node : cluster.nodes()) {
-            all.add(cluster.number(node));
+            if (node.inService()) {
+                all.add(cluster.number(node));
+            }
         }
         Set<Integer> minority;
         String how;

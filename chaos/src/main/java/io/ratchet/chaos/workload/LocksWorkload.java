@@ -33,6 +33,13 @@ public final class LocksWorkload implements Workload {
     private static final List<String> LOCKS = List.of("a", "b");
     /** How long a holder keeps the lock after its writes, at most: long enough for rivals to find it taken. */
     private static final int HOLD_MS = 20;
+    /**
+     * One grant in {@link #LONG_HOLD_ONE_IN} is held longer, up to {@link #LONG_HOLD_MS} (under the 5 s lease):
+     * a lease that ends early (a leader's clock stepped ahead) then lets a rival in while the holder still
+     * holds, which the checker sees; with 20 ms holds alone such a window is too short to be hit.
+     */
+    private static final int LONG_HOLD_ONE_IN = 8;
+    private static final int LONG_HOLD_MS = 2_500;
 
     private final Function<RatchetClient, LockService> connect;
     private final AtomicLong owners = new AtomicLong();
@@ -150,7 +157,8 @@ public final class LocksWorkload implements Workload {
                         () -> FencedResource.write(process.client(), grant.name(), grant.token(), grant.owner()),
                         LocksWorkload::acceptance);
             }
-            sleep(process.random().nextInt(HOLD_MS + 1));
+            boolean holdLong = process.random().nextInt(LONG_HOLD_ONE_IN) == 0;
+            sleep(process.random().nextInt((holdLong ? LONG_HOLD_MS : HOLD_MS) + 1));
             release(process, locks, grant);
         }
 

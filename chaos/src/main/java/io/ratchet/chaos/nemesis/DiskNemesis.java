@@ -1,0 +1,75 @@
+package io.ratchet.chaos.nemesis;
+
+import io.ratchet.chaos.cluster.Cluster;
+import io.ratchet.chaos.cluster.NodeFaults;
+import io.ratchet.chaos.cluster.NodeProcess;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.Random;
+
+/**
+ * A node's disk goes bad, the leader's half the time: either every fsync of its storage stalls for one to
+ * three seconds (a slow or dying disk, a saturated volume), or every write and fsync fails with EIO. A node
+ * whose disk fails must stop serving rather than acknowledge anything it could not make durable; healed,
+ * the disk works again and a node that stopped is started again, recovering from what it had made durable.
+ * The node is {@linkplain NodeProcess#claim() claimed} while its disk is bad, so a membership change leaves
+ * it alone.
+ */
+public final class DiskNemesis implements Nemesis {
+    static final int MIN_STALL_MS = 1_000;
+    static final int MAX_STALL_MS = 3_000;
+
+    private final Cluster cluster;
+    private final NodeFaults faults;
+
+    public DiskNemesis(Cluster cluster) {
+        this.cluster = cluster;
+        this.faults = cluster.faults();
+    }
+
+    @Override
+    public String name() {
+        return "disk";
+    }
+
+    @Override
+    public Optional<Fault> inject(Random random) throws IOException {
+        Targets targets = random.nextBoolean() ? Targets.LEADER : Targets.ANY;
+        Optional<NodeProcess> target = targets.pick(cluster, random);
+        if (target.isEmpty() || !target.get().claim()) {
+            return Optional.empty();
+        }
+        NodeProcess node = target.get();
+        try {
+            String who = targets.describe(cluster, node);
+            Fault.Healer heal = () -> {
+                try {
+                    faults.healDisk(node.id());
+                    boolean stopped = !node.alive();
+                    node.start();
+                    return "the disk of " + node.id() + " works again" + (stopped ? "; it had stopped, started again: " + node : "");
+                } finally {
+                    node.release();
+                }
+            };
+            if (random.nextBoolean()) {
+                int stall = MIN_STALL_MS + random.nextInt(MAX_STALL_MS - MIN_STALL_MS + 1);
+                faults.stallSyncs(node.id(), stall);
+                return Optional.of(new Fault("slow-disk", "every fsync of " + who + " stalls " + stall + " ms", heal));
+            }
+            faults.failDisk(node.id());
+            return Optional.of(new Fault("disk-error", "every write and fsync of " + who + " fails with EIO", heal));
+        } catch (IOException | RuntimeException e) {
+            node.release();
+            throw e;
+        }
+    }
+
+    @Override
+    public void healAll() throws IOException {
+        for (NodeProcess node : cluster.nodes()) {
+            faults.healDisk(node.id());
+            node.start();
+        }
+    }
+}
