@@ -63,6 +63,7 @@ public final class RatchetNode implements AutoCloseable {
     private final Authorizer authorizer;
     private final Sweeper sweeper;
     private final PeerReconnect reconnect;
+    private final StalledLogWatch stalledLog;
     private final QuotaBootstrap quotaBootstrap;
     private final NodeMetrics metrics;
     private final CompletableFuture<StorageFailure> storageFailure;
@@ -84,6 +85,8 @@ public final class RatchetNode implements AutoCloseable {
         this.frontEnd = frontEnd;
         this.metrics = metrics;
         this.sweeper = new Sweeper(server, groupId, config.sweepInterval(), clock);
+        this.stalledLog = new StalledLogWatch(server, groupId);
+        metrics.bindStalledLog(stalledLog::handedOver);
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
         // With none configured, a disk's worth, but no more than this node's disk holds (a leader refuses more).
@@ -370,6 +373,7 @@ public final class RatchetNode implements AutoCloseable {
         }
         httpBlocking.shutdownNow();
         reconnect.close();
+        stalledLog.close();
         sweeper.close();
         quotaBootstrap.close();
         frontEnd.close();

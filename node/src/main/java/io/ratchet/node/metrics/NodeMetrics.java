@@ -116,6 +116,16 @@ public final class NodeMetrics implements AutoCloseable {
                 .register(registry);
     }
 
+    /**
+     * Binds {@code ratchet_leader_stalled_log_handovers}: how often this node, leading, handed leadership
+     * away because its own log could not be flushed (its disk stalled). Any rise says its disk is slow.
+     */
+    public void bindStalledLog(LongSupplier handovers) {
+        Gauge.builder("ratchet.leader.stalled.log.handovers", handovers::getAsLong)
+                .description("leadership hand-overs because this node's own Raft log stalled (its disk)")
+                .register(registry);
+    }
+
     /** Every series in Prometheus' text format ({@link #CONTENT_TYPE}). */
     public String scrape() {
         return registry.scrape(CONTENT_TYPE);
