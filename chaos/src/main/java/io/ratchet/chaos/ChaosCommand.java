@@ -85,6 +85,11 @@ public final class ChaosCommand implements Callable<Integer> {
             + "any refusal for a token or a permission is an anomaly")
     boolean auth;
 
+    @Option(names = "--resources", defaultValue = "0s", converter = DurationConverter.class,
+            description = "sample each node's heap after a full GC, threads, open files and disk use this often, into "
+                    + "resources.jsonl, and compare the run's start and end in the report (a soak); 0s: never (default ${DEFAULT-VALUE})")
+    Duration resources;
+
     /** Test only: proves the harness can fail. Hidden, and named in the summary when on. */
     @Option(names = "--test-break-conditional-puts", hidden = true)
     boolean breakConditionalPuts;
@@ -116,7 +121,7 @@ public final class ChaosCommand implements Callable<Integer> {
         RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
                 interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
                 Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), breakConditionalPuts,
-                tls, auth);
+                tls, auth, resources);
         ChaosRun.Result result = ChaosRun.execute(settings, System.err);
         PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         stdout.print(result.report());

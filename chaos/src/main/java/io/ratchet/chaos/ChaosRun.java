@@ -9,6 +9,7 @@ import io.ratchet.chaos.cluster.Cluster;
 import io.ratchet.chaos.cluster.LoopbackNetwork;
 import io.ratchet.chaos.cluster.NamespaceNetwork;
 import io.ratchet.chaos.cluster.NodeFaults;
+import io.ratchet.chaos.cluster.ResourceSampler;
 import io.ratchet.chaos.cluster.Network;
 import io.ratchet.chaos.history.History;
 import io.ratchet.chaos.history.Op;
@@ -247,12 +248,22 @@ public final class ChaosRun {
                         () -> RatchetClient.connect(own), settings.seed() + 1000L * (pools.size() + 1)));
             }
             List<NemesisLoop> loops = loops(nemeses(cluster));
+            ResourceSampler resources = settings.resourceInterval().isZero() ? null
+                    : new ResourceSampler(cluster, settings.resourceInterval(), settings.runDir().resolve("resources.jsonl"));
+            if (resources != null) {
+                resources.start();
+            }
             log("running " + workloads.stream().map(Workload::name).toList() + " for " + settings.duration().toSeconds()
                     + " s under " + settings.nemesis().cliName());
             pools.forEach(WorkerPool::start);
             loops.forEach(NemesisLoop::start);
             Thread.sleep(settings.duration().toMillis());
             log("stopping the nemesis and the clients");
+            if (resources != null) {
+                resources.close();
+                report.blank().line("Resources (each node, resources.jsonl):");
+                resources.summary().forEach(line -> report.line("  " + line));
+            }
             NemesisLoop.stopAll(loops);
             int running = 0;
             int errors = 0;

@@ -25,11 +25,14 @@ import java.util.List;
  * @param breakConditionalPuts test-only: the register workload's deliberately broken client
  * @param tls                  TLS on every port, with a CA and certificates made for the run
  * @param auth                 authentication on, each workload as a user confined to its key prefixes (needs tls)
+ * @param resourceInterval     how often each node's heap after GC, threads, open files and disk use are sampled
+ *                             ({@code resources.jsonl}); zero: never
  */
 public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, String workload, long seed, double rate,
                           int concurrency, Path runDir, Path ratchetJar, Duration quietSpell, Duration faultSpell,
                           Duration operationTimeout, Duration checkBudget, long snapshotThreshold,
-                          List<String> nodeJvmOptions, boolean breakConditionalPuts, boolean tls, boolean auth) {
+                          List<String> nodeJvmOptions, boolean breakConditionalPuts, boolean tls, boolean auth,
+                          Duration resourceInterval) {
     public RunSettings {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, not " + nodes);

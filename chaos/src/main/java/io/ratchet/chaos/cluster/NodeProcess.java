@@ -66,6 +66,11 @@ public final class NodeProcess {
         return id;
     }
 
+    /** Its storage directory, as its configuration names it. */
+    public Path storage() {
+        return storage;
+    }
+
     /** The {@code host:port} it serves at. */
     public String address() {
         return address;
