@@ -5,8 +5,9 @@ import java.io.IOException;
 /**
  * A fault in force, and how to undo it.
  *
- * @param kind        {@code kill}, {@code pause}, {@code partition}, or a membership change: {@code grow},
- *                    {@code shrink}, {@code replace}, {@code transfer}
+ * @param kind        {@code kill}, {@code pause}, {@code partition}, {@code clock}, {@code slow-disk},
+ *                    {@code disk-error}, or a membership change: {@code grow}, {@code shrink}, {@code replace},
+ *                    {@code transfer}
  * @param description what was done, e.g. {@code killed n2 (the leader, pid 4711)}
  * @param healer      undoes it and says what it did; null for a change that is meant to last
  */
