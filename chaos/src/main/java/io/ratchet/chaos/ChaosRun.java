@@ -8,6 +8,7 @@ import io.ratchet.chaos.checker.Verdict;
 import io.ratchet.chaos.cluster.Cluster;
 import io.ratchet.chaos.cluster.LoopbackNetwork;
 import io.ratchet.chaos.cluster.NamespaceNetwork;
+import io.ratchet.chaos.cluster.CpuThrottle;
 import io.ratchet.chaos.cluster.NodeFaults;
 import io.ratchet.chaos.cluster.ResourceSampler;
 import io.ratchet.chaos.cluster.Network;
@@ -23,6 +24,7 @@ import io.ratchet.chaos.nemesis.Nemesis;
 import io.ratchet.chaos.nemesis.NemesisLoop;
 import io.ratchet.chaos.nemesis.PartitionNemesis;
 import io.ratchet.chaos.nemesis.PauseNemesis;
+import io.ratchet.chaos.nemesis.SlowNemesis;
 import io.ratchet.chaos.workload.ClientProcess;
 import io.ratchet.chaos.workload.UnconditionalPuts;
 import io.ratchet.chaos.workload.WorkerPool;
@@ -114,6 +116,9 @@ public final class ChaosRun {
         }
         Optional<String> noNamespaces = settings.nemesis().usesPartitions() ? NamespaceNetwork.unavailableReason() : Optional.empty();
         noNamespaces.ifPresent(why -> skipped.add("partition: skipped: " + why));
+        if (settings.nemesis() == NemesisKind.SLOW || settings.nemesis() == NemesisKind.ALL) {
+            CpuThrottle.unavailableReason().ifPresent(why -> skipped.add("slow: skipped: " + why));
+        }
         if (settings.nemesis().stepsClocks() || settings.nemesis().breaksDisks()) {
             try {
                 nodeFaults = NodeFaults.prepare(settings.runDir().resolve("faults"));
@@ -126,6 +131,7 @@ public final class ChaosRun {
         boolean cannot = switch (settings.nemesis()) {
             case PARTITION -> noNamespaces.isPresent();
             case CLOCK, DISK -> nodeFaults.unavailable().isPresent();
+            case SLOW -> CpuThrottle.unavailableReason().isPresent();
             default -> false;
         };
         skipped.forEach(s -> report.field("skipped", s));
@@ -320,6 +326,7 @@ public final class ChaosRun {
             case MEMBERSHIP_KILL_LEADER -> List.of(new MembershipNemesis(cluster), KillNemesis.leader(cluster));
             case CLOCK -> List.of(new ClockNemesis(cluster));
             case DISK -> List.of(new DiskNemesis(cluster));
+            case SLOW -> List.of(new SlowNemesis(cluster, CpuThrottle.open().orElseThrow()));
             case ALL -> {
                 List<Nemesis> choices = new ArrayList<>(List.of(KillNemesis.leader(cluster), KillNemesis.any(cluster),
                         new PauseNemesis(cluster)));
@@ -328,6 +335,7 @@ public final class ChaosRun {
                     choices.add(new ClockNemesis(cluster));
                     choices.add(new DiskNemesis(cluster));
                 }
+                CpuThrottle.open().ifPresent(cpu -> choices.add(new SlowNemesis(cluster, cpu)));
                 yield List.of(new MembershipNemesis(cluster), new MixedNemesis(choices));
             }
         };

@@ -26,9 +26,12 @@ public enum NemesisKind {
     CLOCK,
     /** A node's disk stalls its fsyncs for seconds, or fails with EIO. Needs a C compiler. */
     DISK,
+    /** A node held to 10% of a core (a starved VM). Needs a writable CPU control group (root). */
+    SLOW,
     /**
      * Everything at once: membership changes on one schedule, and on another each fault drawn from
-     * kill-leader, kill-any, pause, partition (where namespaces work), clock and disk (where they can be made).
+     * kill-leader, kill-any, pause, partition (where namespaces work), clock and disk (where they can be made),
+     * and slow (where control groups can be written).
      */
     ALL;
 
