@@ -37,29 +37,15 @@ public final class ClockNemesis implements Nemesis {
 
     @Override
     public Optional<Fault> inject(Random random) throws IOException {
-        Targets targets = random.nextBoolean() ? Targets.LEADER : Targets.ANY;
-        Optional<NodeProcess> target = targets.pick(cluster, random);
-        if (target.isEmpty() || !target.get().claim()) {
-            return Optional.empty();
-        }
-        NodeProcess node = target.get();
-        try {
+        return Targets.either(random).claimOne(cluster, random, (node, who) -> {
             long step = (MIN_STEP_S + random.nextInt(MAX_STEP_S - MIN_STEP_S + 1)) * (random.nextBoolean() ? 1L : -1L);
-            String who = targets.describe(cluster, node);
             faults.stepClock(node.id(), step);
-            return Optional.of(new Fault("clock", String.format(Locale.ROOT, "stepped the clock of %s %d s %s",
+            return new Fault("clock", String.format(Locale.ROOT, "stepped the clock of %s %d s %s",
                     who, Math.abs(step), step > 0 ? "ahead" : "back"), () -> {
-                try {
-                    faults.stepClock(node.id(), 0);
-                    return "the clock of " + node.id() + " back to true time";
-                } finally {
-                    node.release();
-                }
-            }));
-        } catch (IOException | RuntimeException e) {
-            node.release();
-            throw e;
-        }
+                faults.stepClock(node.id(), 0);
+                return "the clock of " + node.id() + " back to true time";
+            });
+        });
     }
 
     @Override

@@ -34,35 +34,21 @@ public final class DiskNemesis implements Nemesis {
 
     @Override
     public Optional<Fault> inject(Random random) throws IOException {
-        Targets targets = random.nextBoolean() ? Targets.LEADER : Targets.ANY;
-        Optional<NodeProcess> target = targets.pick(cluster, random);
-        if (target.isEmpty() || !target.get().claim()) {
-            return Optional.empty();
-        }
-        NodeProcess node = target.get();
-        try {
-            String who = targets.describe(cluster, node);
+        return Targets.either(random).claimOne(cluster, random, (node, who) -> {
             Fault.Healer heal = () -> {
-                try {
-                    faults.healDisk(node.id());
-                    boolean stopped = !node.alive();
-                    node.start();
-                    return "the disk of " + node.id() + " works again" + (stopped ? "; it had stopped, started again: " + node : "");
-                } finally {
-                    node.release();
-                }
+                faults.healDisk(node.id());
+                boolean stopped = !node.alive();
+                node.start();
+                return "the disk of " + node.id() + " works again" + (stopped ? "; it had stopped, started again: " + node : "");
             };
             if (random.nextBoolean()) {
-                int stall = MIN_STALL_MS + random.nextInt(MAX_STALL_MS - MIN_STALL_MS + 1);
-                faults.stallSyncs(node.id(), stall);
-                return Optional.of(new Fault("slow-disk", "every fsync of " + who + " stalls " + stall + " ms", heal));
+                int stallMillis = MIN_STALL_MS + random.nextInt(MAX_STALL_MS - MIN_STALL_MS + 1);
+                faults.stallSyncs(node.id(), stallMillis);
+                return new Fault("slow-disk", "every fsync of " + who + " stalls " + stallMillis + " ms", heal);
             }
             faults.failDisk(node.id());
-            return Optional.of(new Fault("disk-error", "every write and fsync of " + who + " fails with EIO", heal));
-        } catch (IOException | RuntimeException e) {
-            node.release();
-            throw e;
-        }
+            return new Fault("disk-error", "every write and fsync of " + who + " fails with EIO", heal);
+        });
     }
 
     @Override

@@ -36,29 +36,13 @@ public final class KillNemesis implements Nemesis {
 
     @Override
     public Optional<Fault> inject(Random random) throws IOException {
-        Optional<NodeProcess> target = targets.pick(cluster, random);
-        if (target.isEmpty()) {
-            return Optional.empty();
-        }
-        NodeProcess node = target.get();
-        if (!node.claim()) {
-            return Optional.empty();
-        }
-        try {
-            String who = targets.describe(cluster, node);
+        return targets.claimOne(cluster, random, (node, who) -> {
             node.kill();
-            return Optional.of(new Fault("kill", "killed " + who, () -> {
-                try {
-                    node.start();
-                    return "restarted " + node;
-                } finally {
-                    node.release();
-                }
-            }));
-        } catch (IOException | RuntimeException e) {
-            node.release();
-            throw e;
-        }
+            return new Fault("kill", "killed " + who, () -> {
+                node.start();
+                return "restarted " + node;
+            });
+        });
     }
 
     @Override

@@ -30,27 +30,13 @@ public final class SlowNemesis implements Nemesis {
 
     @Override
     public Optional<Fault> inject(Random random) throws IOException {
-        Targets targets = random.nextBoolean() ? Targets.LEADER : Targets.ANY;
-        Optional<NodeProcess> target = targets.pick(cluster, random);
-        if (target.isEmpty() || !target.get().claim()) {
-            return Optional.empty();
-        }
-        NodeProcess node = target.get();
-        try {
-            String who = targets.describe(cluster, node);
+        return Targets.either(random).claimOne(cluster, random, (node, who) -> {
             cpu.limit(node.id(), node.pid(), PERCENT);
-            return Optional.of(new Fault("slow", "held " + who + " to " + PERCENT + "% of a core", () -> {
-                try {
-                    cpu.release(node.id());
-                    return node.id() + " has its CPU again";
-                } finally {
-                    node.release();
-                }
-            }));
-        } catch (IOException | RuntimeException e) {
-            node.release();
-            throw e;
-        }
+            return new Fault("slow", "held " + who + " to " + PERCENT + "% of a core", () -> {
+                cpu.release(node.id());
+                return node.id() + " has its CPU again";
+            });
+        });
     }
 
     /** Lifts every limit and removes the control groups: the run's end. */
