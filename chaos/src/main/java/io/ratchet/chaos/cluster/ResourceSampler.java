@@ -101,13 +101,17 @@ public final class ResourceSampler implements AutoCloseable {
             return -1;
         }
         String info = jcmd(jcmd, pid, "GC.heap_info");
-        if (info == null) {
-            return -1;
-        }
+        return info == null ? -1 : heapUsed(info);
+    }
+
+    /**
+     * The bytes in use that {@code jcmd GC.heap_info} reports: the sum of its generation lines' "used" (serial
+     * GC: "def new generation" and "tenured generation"; parallel: "PSYoungGen" and "ParOldGen"; G1: the one
+     * "garbage-first heap" line); -1 when it names none of them.
+     */
+    static long heapUsed(String info) {
         long used = 0;
-        Matcher m = HEAP_USED.matcher(info);
-        // One "used" per generation or space line; the first of each generation line counts (serial GC:
-        // "def new generation ... used NK" and "tenured generation ... used NK"; G1: "garbage-first heap ... used NK").
+        Matcher m = HEAP_USED.matcher("");
         for (String line : info.split("\n")) {
             String t = line.trim();
             if ((t.startsWith("def new generation") || t.startsWith("tenured generation") || t.startsWith("garbage-first heap")
