@@ -106,8 +106,9 @@ final class StalledLogWatch implements AutoCloseable {
             server.transferLeadershipAsync(request).whenComplete((reply, e) -> {
                 transferring = false;
                 if (e != null || !reply.isSuccess()) {
+                    // As text: SLF4J takes a last argument that is a Throwable for a stack trace, not the placeholder.
                     LOG.warn("node {}: handing leadership to {} failed: {}", server.getId(), target.get(),
-                            e != null ? e.toString() : reply.getException());
+                            String.valueOf(e != null ? e : reply.getException()));
                 }
             });
         } catch (Exception e) {
