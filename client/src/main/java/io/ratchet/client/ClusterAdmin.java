@@ -2,9 +2,11 @@ package io.ratchet.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.tls.Causes;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -172,8 +174,12 @@ public final class ClusterAdmin implements AutoCloseable {
                 answer = call(address, request, CHANGE_TIMEOUT);
             } catch (StatusRuntimeException e) {
                 tried.add(address + ": " + e.getStatus().getCode());
-                // A call that failed after it was sent may have reached a leader that made the change.
-                sentUnanswered |= e.getStatus().getCode() != Status.Code.UNAVAILABLE || e.getCause() == null;
+                // A call that failed after it was sent may have reached a leader that made the change. Only a
+                // refused connection proves it never left (as for writes, GrpcConnector): an UNAVAILABLE whose
+                // cause is a reset or closed connection came from a node that had the request, went down (killed,
+                // halted on a failed disk) and may have started the change, which its successor then finishes.
+                // Taken for unsent, the next node's "already a member" was reported as a refusal (a soak saw 7).
+                sentUnanswered |= e.getStatus().getCode() != Status.Code.UNAVAILABLE || Causes.find(e, ConnectException.class) == null;
                 continue;
             }
             String error = answer.path("error").asText(null);
@@ -195,8 +201,14 @@ public final class ClusterAdmin implements AutoCloseable {
                 default -> throw new UnknownOutcomeException(message, null);
             }
         }
+        String last = "tried " + tried.subList(Math.max(0, tried.size() - 6), tried.size());
+        if (sentUnanswered) {
+            // Not "certainly not applied": a send that got no answer may have reached a leader that made it.
+            throw new UnknownOutcomeException("no answer to the change within " + options.operationTimeout().toSeconds()
+                    + " s, and an earlier attempt got no answer and may have made the change: read 'members list'; " + last, null);
+        }
         throw new ClusterUnavailableException("no leader took the change within " + options.operationTimeout().toSeconds()
-                + " s; tried " + tried.subList(Math.max(0, tried.size() - 6), tried.size()), null);
+                + " s; " + last, null);
     }
 
     /** After {@code rounds} rounds without a leader: jittered, growing to about an election. */
