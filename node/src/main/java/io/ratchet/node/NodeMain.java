@@ -6,7 +6,6 @@ import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,10 +75,9 @@ public final class NodeMain {
     private static void run(NodeConfig config, boolean join) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicReference<RatchetNode> current = new AtomicReference<>();
-        AtomicBoolean stopping = new AtomicBoolean();
+        // Completed (with no failure) when the process is told to stop.
         CompletableFuture<StorageFailure> stop = new CompletableFuture<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            stopping.set(true);
             stop.complete(null);
             try {
                 RatchetNode node = current.getAndSet(null);
@@ -93,8 +91,8 @@ public final class NodeMain {
             }
         }, "ratchet-shutdown"));
         boolean diskFilled = false;
-        while (!stopping.get()) {
-            if (diskFilled && !awaitSpace(config, stopping)) {
+        while (!stop.isDone()) {
+            if (diskFilled && !awaitSpace(config, stop)) {
                 break;
             }
             RatchetNode node;
@@ -107,7 +105,7 @@ public final class NodeMain {
                 return;
             }
             current.set(node);
-            if (stopping.get() && current.compareAndSet(node, null)) {
+            if (stop.isDone() && current.compareAndSet(node, null)) {
                 closeQuietly(node);
                 break;
             }
@@ -116,7 +114,7 @@ public final class NodeMain {
                     node.isMember() ? "" : "; waiting to be added: ratchet members add " + config.id() + "="
                             + config.peers().get(config.id()));
             System.out.flush();
-            StorageFailure failure = CompletableFuture.anyOf(node.storageFailure(), stop).thenApply(f -> (StorageFailure) f).join();
+            StorageFailure failure = node.storageFailure().applyToEither(stop, f -> f).join();
             if (failure == null || !current.compareAndSet(node, null)) {
                 break; // stopping: the shutdown hook closes it
             }
@@ -145,10 +143,10 @@ public final class NodeMain {
      * is stopping meanwhile. Says every minute what it waits for: the alarm an operator sees in the log
      * (the node serves nothing meanwhile, so the others' status shows it unreachable).
      */
-    private static boolean awaitSpace(NodeConfig config, AtomicBoolean stopping) throws InterruptedException {
+    private static boolean awaitSpace(NodeConfig config, CompletableFuture<?> stop) throws InterruptedException {
         long needed = StorageFailure.resumeAt(config.minFreeBytes());
         long nextSay = 0;
-        while (!stopping.get()) {
+        while (!stop.isDone()) {
             long free = config.storage().toFile().getUsableSpace();
             if (free >= needed) {
                 LOG.warn("node {}: the disk has {} bytes free again (needs {}); starting again", config.id(), free, needed);

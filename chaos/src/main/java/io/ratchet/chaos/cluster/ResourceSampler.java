@@ -1,7 +1,6 @@
 package io.ratchet.chaos.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,9 +83,8 @@ public final class ResourceSampler implements AutoCloseable {
 
     private synchronized void record(Sample s) {
         samples.add(s);
-        ObjectNode line = JSON.valueToTree(s);
         try {
-            out.write(JSON.writeValueAsString(line));
+            out.write(JSON.writeValueAsString(s));
             out.newLine();
             out.flush();
         } catch (IOException e) {
