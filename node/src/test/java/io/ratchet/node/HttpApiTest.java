@@ -265,6 +265,97 @@ class HttpApiTest extends SharedClusterTest {
         assertEquals(405, send("DELETE", "/v1/status", null).status());
     }
 
+    /**
+     * A connection a client may keep is one the node keeps: a refusal that left no body unread keeps the
+     * connection open for the next request, and every other says {@code Connection: close} (a client that
+     * reused a connection the node then ended would get no answer at all, as the fuzz test's JDK client did).
+     */
+    @Test
+    void aRefusedRequestLeavesTheConnectionUsableOrSaysItCloses() throws IOException {
+        // Refused by the API (an unknown route, a bad condition), each with a body: the connection stays.
+        try (RawConnection connection = new RawConnection(cluster.config("n2").httpPort())) {
+            RawAnswer unknown = connection.exchange("POST /v1/nothing-here HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
+            assertEquals(404, unknown.status(), unknown.toString());
+            assertFalse(unknown.closes(), unknown.toString());
+            RawAnswer badCondition = connection.exchange(
+                    "PUT /v1/items/http/raw HTTP/1.1\r\nHost: x\r\nIf-Match: \"x\"\r\nContent-Length: 4\r\n\r\nnull");
+            assertEquals(400, badCondition.status(), badCondition.toString());
+            assertFalse(badCondition.closes(), badCondition.toString());
+            assertEquals(404, connection.exchange("GET /v1/items/http/raw HTTP/1.1\r\nHost: x\r\n\r\n").status());
+        }
+        // Refused by Jetty itself (a NUL in the path): the answer says the connection ends, and it does.
+        try (RawConnection connection = new RawConnection(cluster.config("n2").httpPort())) {
+            RawAnswer nul = connection.exchange(
+                    "PUT /v1/items/http/nul%00 HTTP/1.1\r\nHost: x\r\nIf-None-Match: *\r\nContent-Length: 4\r\n\r\nnull");
+            assertEquals(400, nul.status(), nul.toString());
+            assertTrue(nul.closes(), nul.toString());
+            assertEquals(-1, connection.in.read(), "ended after the answer");
+        }
+        // A body far over the limit is refused before it is sent: the answer says the connection ends.
+        try (RawConnection connection = new RawConnection(cluster.config("n2").httpPort())) {
+            RawAnswer huge = connection.exchange(
+                    "PUT /v1/items/http/huge HTTP/1.1\r\nHost: x\r\nIf-None-Match: *\r\nContent-Length: 40000000\r\n\r\n");
+            assertEquals(413, huge.status(), huge.toString());
+            assertTrue(huge.closes(), "the body is left unread: " + huge);
+        }
+        assertTrue(cluster.client().get("http/huge").isEmpty());
+    }
+
+    /** One HTTP/1.1 connection written and read by hand. */
+    private static final class RawConnection implements AutoCloseable {
+        private final java.net.Socket socket;
+        final java.io.DataInputStream in;
+
+        RawConnection(int port) throws IOException {
+            socket = new java.net.Socket("127.0.0.1", port);
+            socket.setSoTimeout(15_000);
+            in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+        }
+
+        RawAnswer exchange(String request) throws IOException {
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            return RawAnswer.read(in);
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    /** An HTTP/1.1 answer read off a socket: its status, its headers (names in lower case), its body. */
+    private record RawAnswer(int status, java.util.Map<String, String> headers, String body) {
+        static RawAnswer read(java.io.DataInputStream in) throws IOException {
+            String statusLine = line(in);
+            java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+            for (String header = line(in); !header.isEmpty(); header = line(in)) {
+                int colon = header.indexOf(':');
+                headers.put(header.substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT), header.substring(colon + 1).trim());
+            }
+            byte[] body = new byte[Integer.parseInt(headers.getOrDefault("content-length", "0"))];
+            in.readFully(body);
+            return new RawAnswer(Integer.parseInt(statusLine.split(" ")[1]), headers,
+                    new String(body, java.nio.charset.StandardCharsets.UTF_8));
+        }
+
+        boolean closes() {
+            return "close".equalsIgnoreCase(headers.get("connection"));
+        }
+
+        private static String line(java.io.DataInputStream in) throws IOException {
+            StringBuilder line = new StringBuilder();
+            for (int c = in.read(); c != '\n'; c = in.read()) {
+                if (c < 0) {
+                    throw new java.io.EOFException("the connection ended mid-answer after: " + line);
+                }
+                if (c != '\r') {
+                    line.append((char) c);
+                }
+            }
+            return line.toString();
+        }
+    }
+
     // ---- idempotency, transactions, watches, documents
 
     @Test

@@ -276,7 +276,7 @@ public final class HttpApi implements AutoCloseable {
      * answer that does not read the body: a client still sending when the answer comes and the connection
      * closes sees a reset, not the answer (seen with the JDK's HttpClient).
      */
-    private static CompletableFuture<Void> drained(Request request) {
+    static CompletableFuture<Void> drained(Request request) {
         long declared = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
         if (declared <= 0 || declared > MAX_DISCARDED_BODY) {
             return CompletableFuture.completedFuture(null);
@@ -284,6 +284,18 @@ public final class HttpApi implements AutoCloseable {
         CompletableFuture<Void> drained = new CompletableFuture<>();
         Content.Source.consumeAll(request, Callback.from(drained));
         return drained;
+    }
+
+    /**
+     * Says {@code Connection: close} on an answer to a request whose body is left unread (larger than is
+     * drained, or still arriving). Jetty closes such a connection once the answer is sent, and without the
+     * header a client that keeps connections (the JDK's HttpClient) may send its next request on it and
+     * get no answer at all: the fuzz test's lost requests.
+     */
+    static void closeUnlessConsumed(Response response) {
+        if (!response.getRequest().consumeAvailable()) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
     }
 
     private static void answerAfterDraining(Request request, Response response, Callback callback, HttpReply reply) {
@@ -433,6 +445,7 @@ public final class HttpApi implements AutoCloseable {
 
     private static void write(Response response, Callback callback, HttpReply reply) {
         try {
+            closeUnlessConsumed(response);
             response.setStatus(reply.status());
             reply.headers().forEach((name, value) -> response.getHeaders().put(name, value));
             if (reply.contentType() != null) {

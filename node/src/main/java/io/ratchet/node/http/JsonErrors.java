@@ -15,7 +15,8 @@ import org.eclipse.jetty.util.Callback;
 /**
  * The errors Jetty answers itself, before a request reaches the API (a request line, path, header or
  * body it cannot parse, a header block too large), in the API's own shape: {@code {"error": CODE,
- * "message": TEXT}} (docs/HTTP.md, "Errors"), never an HTML page. Nothing is written for any of them.
+ * "message": TEXT}} (docs/HTTP.md, "Errors"), never an HTML page. Nothing is written for any of them, and
+ * each answer ends its connection.
  */
 final class JsonErrors extends ErrorHandler {
     private static final HttpField JSON = new HttpField(HttpHeader.CONTENT_TYPE, "application/json");
@@ -23,8 +24,14 @@ final class JsonErrors extends ErrorHandler {
     @Override
     protected void generateResponse(Request request, Response response, int status, String message, Throwable cause,
                                     Callback callback) {
-        response.getHeaders().put(JSON);
-        response.write(true, ByteBuffer.wrap(body(status, message)), callback);
+        // Jetty ends the connection after a request it failed, so the answer says so (else a client that
+        // keeps connections sends its next request on it, and gets no answer); a body is dropped first, so
+        // that a client still sending it reads the answer, not a reset.
+        HttpApi.drained(request).whenComplete((done, error) -> {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            response.getHeaders().put(JSON);
+            response.write(true, ByteBuffer.wrap(body(status, message)), callback);
+        });
     }
 
     @Override
