@@ -4,6 +4,7 @@ import io.ratchet.protocol.Refusal;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +20,10 @@ import java.util.function.Supplier;
  *       serves a read (later calls go there);</li>
  *   <li>no leader yet, a node that failed to serve, or no answer: the next node, after a pause that
  *       grows with each failure (full jitter, so clients that failed together do not return together);</li>
- *   <li>an invalid message is final: {@link InvalidRequestException}.</li>
+ *   <li>an invalid message is final: {@link InvalidRequestException};</li>
+ *   <li>a write or read unanswered for a few typical round trips is hedged: another node is asked who
+ *       leads, and when it names a node other than the one holding the call, the message goes there too,
+ *       and the first answer wins ({@link #hedge}).</li>
  * </ul>
  * Every retry is bounded by a time budget, and by {@link ClientOptions#maxAttempts()} attempts that reach
  * a node and get no answer (each may cost a whole per-attempt timeout). Refusals and refused connections
@@ -47,6 +51,13 @@ final class Attempts {
     static final Duration SILENCE = Duration.ofSeconds(1);
     /** How many typical round trips an attempt waits before it counts the node as silent. */
     private static final int TYPICAL_ROUNDS = 10;
+    /**
+     * An attempt unanswered this long is hedged ({@link #hedged}), or after {@value #HEDGE_ROUNDS} typical
+     * round trips when that is longer: past a healthy round trip under load, and short beside the time a
+     * leader that handed over keeps its calls.
+     */
+    static final Duration MIN_HEDGE = Duration.ofMillis(100);
+    private static final int HEDGE_ROUNDS = 4;
 
     /**
      * What a message came to: the answer, and whether an earlier attempt may have reached the log (it
@@ -129,7 +140,16 @@ final class Attempts {
         long sent = System.nanoTime();
         long left = s.deadline - sent;
         Duration timeout = Duration.ofNanos(Math.max(1, Math.min(left, attemptNanos(s))));
-        return transport.call(method, node, message.get(), timeout).thenCompose(outcome -> {
+        byte[] bytes = message.get();
+        Hedge hedge = new Hedge(transport.call(method, node, bytes, timeout));
+        if (s.adaptive) {
+            hedge(hedge, method, node, bytes, timeout);
+        }
+        return hedge.first.thenCompose(outcome -> {
+            if (outcome instanceof Transport.Answered a && hedge.answeredBy != null) {
+                transport.follow(hedge.answeredBy);
+                return CompletableFuture.completedFuture(new Delivery(a.results(), s.mayHaveApplied));
+            }
             if (outcome instanceof Transport.Answered a) {
                 if (s.adaptive) {
                     long took = System.nanoTime() - sent;
@@ -199,6 +219,72 @@ final class Attempts {
             }
             return transport.after(Duration.ofNanos(pause)).thenCompose(x -> attempt(method, message, s));
         });
+    }
+
+    /**
+     * Races the attempt's call to {@code node} with a hedge: when no answer has come after
+     * {@link #hedgeNanos}, another node is asked the same message. A follower refuses it naming the
+     * leader; when that is not {@code node} (leadership moved while {@code node} holds the call: a leader
+     * that handed over because its disk stalled or it was starved of CPU, and answers late if at all), the
+     * message goes there, and the first answer wins. Sending a write twice is safe for the reason any
+     * resend is: its session sequence number applies it once, and the second copy is answered with the
+     * first one's result. A hedge that learns nothing (the follower names {@code node} too) ends quietly,
+     * having cost one refusal; the call goes on as if there were none.
+     */
+    private void hedge(Hedge hedge, byte method, String node, byte[] bytes, Duration timeout) {
+        transport.after(Duration.ofNanos(hedgeNanos())).thenRun(() -> {
+            String other = otherThan(node);
+            if (hedge.first.isDone() || other == null) {
+                return;
+            }
+            transport.call(method, other, bytes, timeout).thenAccept(outcome -> {
+                if (outcome instanceof Transport.Answered) {
+                    hedge.answer(outcome, other);
+                } else if (outcome instanceof Transport.Refused r && r.refusal().reason() == Refusal.Reason.NOT_LEADER
+                        && r.refusal().leaderAddress() != null && !r.refusal().leaderAddress().equals(node)
+                        && !hedge.first.isDone()) {
+                    String leader = r.refusal().leaderAddress();
+                    transport.call(method, leader, bytes, timeout).thenAccept(again -> {
+                        if (again instanceof Transport.Answered) {
+                            hedge.answer(again, leader);
+                        }
+                    });
+                }
+            });
+        });
+    }
+
+    /** An attempt's call and its hedge: the first answer of either, and which node gave it when the hedge did. */
+    private static final class Hedge {
+        final CompletableFuture<Transport.Outcome> first = new CompletableFuture<>();
+        volatile String answeredBy;
+
+        Hedge(CompletableFuture<Transport.Outcome> call) {
+            call.whenComplete((outcome, e) -> called(outcome));
+        }
+
+        private synchronized void called(Transport.Outcome outcome) {
+            first.complete(outcome);
+        }
+
+        synchronized void answer(Transport.Outcome answered, String by) {
+            if (!first.isDone()) {
+                answeredBy = by;
+                first.complete(answered);
+            }
+        }
+    }
+
+    /** How long an attempt waits before it is hedged: a few typical round trips, at least {@link #MIN_HEDGE}. */
+    private long hedgeNanos() {
+        return Math.max(MIN_HEDGE.toNanos(), HEDGE_ROUNDS * typicalNanos);
+    }
+
+    /** A node other than {@code node}: the next in the list after it. */
+    private String otherThan(String node) {
+        List<String> addresses = transport.addresses();
+        int at = addresses.indexOf(node);
+        return addresses.size() < 2 ? null : addresses.get((at + 1) % addresses.size());
     }
 
     /**

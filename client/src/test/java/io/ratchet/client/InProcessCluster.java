@@ -125,6 +125,8 @@ public final class InProcessCluster implements AutoCloseable {
     private final List<Connector> connectors = new CopyOnWriteArrayList<>();
     private final Set<String> down = ConcurrentHashMap.newKeySet();
     private final Set<String> tlsRefusing = ConcurrentHashMap.newKeySet();
+    private final Set<String> holding = ConcurrentHashMap.newKeySet();
+    private final List<CompletableFuture<Outcome>> held = new CopyOnWriteArrayList<>();
     private final AtomicInteger answersToDrop = new AtomicInteger();
     private final AtomicInteger writesApplied = new AtomicInteger();
     private volatile String leader = N1;
@@ -222,7 +224,21 @@ public final class InProcessCluster implements AutoCloseable {
 
     public void up(String address) {
         down.remove(address);
+        holding.remove(address);
         tlsRefusing.remove(address);
+    }
+
+    /**
+     * Calls to {@code address} are delivered and never answered (each ends at its timeout): a leader that
+     * handed leadership over while starved of CPU, holding the calls it had.
+     */
+    public void hold(String address) {
+        holding.add(address);
+    }
+
+    /** Calls {@link #hold} took that have not ended yet. */
+    public long heldUnanswered() {
+        return held.stream().filter(f -> !f.isDone()).count();
     }
 
     /** Connections to {@code address} fail their TLS handshake (not delivered), as with a CA that does not fit. */
@@ -372,6 +388,10 @@ public final class InProcessCluster implements AutoCloseable {
         try {
             if (!NODES.containsValue(address) || down.contains(address)) {
                 outcome.complete(new Unanswered("UNAVAILABLE: connection refused by " + address, false));
+                return;
+            }
+            if (holding.contains(address)) {
+                held.add(outcome);
                 return;
             }
             if (tlsRefusing.contains(address)) {

@@ -392,6 +392,46 @@ class RatchetClientTest {
     }
 
     @Test
+    void aCallHeldByALeaderThatHandedOverIsHedgedToTheNewLeader() {
+        RatchetClient client = cluster.client(InProcessCluster.options(N1, N2, N3));
+        client.put("warm", 0, 0);
+        int applied = cluster.writesApplied();
+        // N1 handed leadership to N2 and, starved, holds what it is sent: the client still believes in N1.
+        cluster.leader(N2);
+        cluster.hold(N1);
+
+        CompareExchangeResult put = client.put("k", "v", 0);
+
+        assertTrue(put.successful());
+        assertEquals(1, cluster.heldUnanswered(), "answered through the hedge while N1 still held the call");
+        assertEquals(applied + 1, cluster.writesApplied(), "applied once");
+        long toN2 = cluster.writeCalls().stream().filter(c -> c.address().equals(N2)).count();
+        client.put("k2", "v", 0);
+        assertEquals(toN2 + 1, cluster.writeCalls().stream().filter(c -> c.address().equals(N2)).count(),
+                "the next write goes straight to the new leader");
+    }
+
+    @Test
+    void aHedgeThatLearnsNothingChangesNothing() {
+        RatchetClient client = cluster.client(InProcessCluster.options(N1, N2, N3));
+        client.put("warm", 0, 0);
+        int applied = cluster.writesApplied();
+        // Slower than the hedge waits, faster than an attempt's timeout: the follower asked names N1 again.
+        cluster.delayAnswers(Duration.ofMillis(200));
+
+        CompareExchangeResult put = client.put("k", "v", 0);
+
+        assertTrue(put.successful());
+        assertEquals(applied + 1, cluster.writesApplied(), "applied once, by N1");
+        assertTrue(cluster.writeCalls().stream().anyMatch(c -> !c.address().equals(N1)), "a hedge was sent");
+        cluster.delayAnswers(Duration.ZERO);
+        int calls = cluster.writeCalls().size();
+        client.put("k2", "v", 0);
+        assertEquals(List.of(N1), cluster.writeCalls().subList(calls, cluster.writeCalls().size()).stream()
+                .map(InProcessCluster.Call::address).toList(), "the client still goes to N1, and only there");
+    }
+
+    @Test
     void aSlowAnswerWithinTheTimeoutIsStillTheAnswer() {
         cluster.delayAnswers(Duration.ofMillis(50));
 

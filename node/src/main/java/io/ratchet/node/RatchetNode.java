@@ -64,6 +64,8 @@ public final class RatchetNode implements AutoCloseable {
     private final Sweeper sweeper;
     private final PeerReconnect reconnect;
     private final StalledLogWatch stalledLog;
+    private final PaceMeter pace;
+    private final SlowLeaderWatch slowLeader;
     private final QuotaBootstrap quotaBootstrap;
     private final NodeMetrics metrics;
     private final CompletableFuture<StorageFailure> storageFailure;
@@ -74,7 +76,7 @@ public final class RatchetNode implements AutoCloseable {
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
     private RatchetNode(NodeConfig config, RaftGroupId groupId, RaftServer server, FrontEnd frontEnd, AdminService admin,
-                        Authorizer authorizer, NodeMetrics metrics, StampClock clock,
+                        Authorizer authorizer, NodeMetrics metrics, StampClock clock, PaceMeter pace,
                         CompletableFuture<StorageFailure> storageFailure) {
         this.storageFailure = storageFailure;
         this.authorizer = authorizer;
@@ -86,7 +88,9 @@ public final class RatchetNode implements AutoCloseable {
         this.metrics = metrics;
         this.sweeper = new Sweeper(server, groupId, config.sweepInterval(), clock);
         this.stalledLog = new StalledLogWatch(server, groupId);
-        metrics.bindStalledLog(stalledLog::handedOver);
+        this.pace = pace;
+        this.slowLeader = new SlowLeaderWatch(server, groupId, pace, config.clientCredentials());
+        metrics.bindLeaderHandOvers(stalledLog::handedOver, pace::stalledShare, slowLeader::handedOver);
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
         // With none configured, a disk's worth, but no more than this node's disk holds (a leader refuses more).
@@ -134,6 +138,7 @@ public final class RatchetNode implements AutoCloseable {
         }
         SnapshotFetcher fetcher = new SnapshotFetcher(config.id(), config.clientCredentials(), config.store());
         StampClock clock = new StampClock();
+        PaceMeter pace = new PaceMeter();
         metrics.bindClock(clock::wallAhead, clock::steps);
         RatchetStateMachine stateMachine = new RatchetStateMachine(clock, config.store(),
                 new RatchetStateMachine.FlushPolicy(config.snapshotThreshold(), RatchetStateMachine.FlushPolicy.DEFAULT.bytes()),
@@ -154,7 +159,7 @@ public final class RatchetNode implements AutoCloseable {
                 tls.secure(builder);
             }
             return types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()).addService(admin.service())
-                    .addService(backup.service()).addService(backup.snapshotService()).intercept(new TokenInterceptor()) : builder;
+                    .addService(backup.service()).addService(backup.snapshotService()).addService(pace.service()).intercept(new TokenInterceptor()) : builder;
         });
         if (tls != null) {
             GrpcConfigKeys.TLS.setConf(parameters, tls.ratis());
@@ -174,7 +179,7 @@ public final class RatchetNode implements AutoCloseable {
         admin.attach(server);
         backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
-        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics, clock, storageFailure);
+        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics, clock, pace, storageFailure);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp(tls);
@@ -374,6 +379,8 @@ public final class RatchetNode implements AutoCloseable {
         httpBlocking.shutdownNow();
         reconnect.close();
         stalledLog.close();
+        slowLeader.close();
+        pace.close();
         sweeper.close();
         quotaBootstrap.close();
         frontEnd.close();

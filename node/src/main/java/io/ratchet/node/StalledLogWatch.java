@@ -2,19 +2,12 @@ package io.ratchet.node;
 
 import io.ratchet.protocol.DaemonThreads;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.Optional;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
-import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
-import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
-
-import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
@@ -38,14 +31,11 @@ final class StalledLogWatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StalledLogWatch.class);
     static final String TIMEOUT_PROPERTY = "ratchet.log.stall.timeout.ms";
     static final Duration PERIOD = Duration.ofMillis(100);
-    private static final long TRANSFER_MILLIS = 3_000;
 
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final Duration timeout;
-    private final ClientId clientId = ClientId.randomId();
-    private final AtomicLong callId = new AtomicLong();
-    private final AtomicLong handedOver = new AtomicLong();
+    private final HandOver handOver;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-stalled-log"));
     private long lastFlushed = -1;
     private long stalledSince = -1;
@@ -59,6 +49,7 @@ final class StalledLogWatch implements AutoCloseable {
         this.server = server;
         this.groupId = groupId;
         this.timeout = timeout;
+        this.handOver = new HandOver(server, groupId);
         if (!timeout.isZero()) {
             timer.scheduleWithFixedDelay(this::look, PERIOD.toMillis(), PERIOD.toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -66,7 +57,7 @@ final class StalledLogWatch implements AutoCloseable {
 
     /** Hand-overs this node started because its log stalled. */
     long handedOver() {
-        return handedOver.get();
+        return handOver.started();
     }
 
     private void look() {
@@ -92,42 +83,20 @@ final class StalledLogWatch implements AutoCloseable {
             if (stalledMillis < timeout.toMillis() || transferring) {
                 return;
             }
-            Optional<RaftPeerId> target = mostRecentlyHeard(division);
-            if (target.isEmpty()) {
+            List<RaftPeerId> heard = HandOver.recentlyHeardVoters(division, timeout.toMillis());
+            if (heard.isEmpty()) {
                 return;
             }
+            RaftPeerId target = heard.get(0);
             transferring = true;
-            handedOver.incrementAndGet();
             LOG.warn("node {} leads, but its log has not been flushed for {} ms (written to {}, flushed to {}): its disk "
                     + "stalls, and every write waits for it; handing leadership to {}", server.getId(), stalledMillis,
-                    last.getIndex(), flushed, target.get());
-            TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, server.getId(), groupId,
-                    callId.incrementAndGet(), target.get(), TRANSFER_MILLIS);
-            server.transferLeadershipAsync(request).whenComplete((reply, e) -> {
-                transferring = false;
-                if (e != null || !reply.isSuccess()) {
-                    // As text: SLF4J takes a last argument that is a Throwable for a stack trace, not the placeholder.
-                    LOG.warn("node {}: handing leadership to {} failed: {}", server.getId(), target.get(),
-                            String.valueOf(e != null ? e : reply.getException()));
-                }
-            });
+                    last.getIndex(), flushed, target);
+            handOver.to(target).whenComplete((done, e) -> transferring = false);
         } catch (Exception e) {
             transferring = false;
             LOG.debug("stalled-log watch round failed", e);
         }
-    }
-
-    /** The voter (not this node) the leader heard from last, if it heard from any within the timeout. */
-    private Optional<RaftPeerId> mostRecentlyHeard(RaftServer.Division division) {
-        return division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList().stream()
-                .filter(f -> f.getLastRpcElapsedTimeMs() < timeout.toMillis())
-                .filter(f -> division.getRaftConf().getPeer(peerId(f), RaftPeerRole.FOLLOWER) != null)
-                .min(Comparator.comparingLong(ServerRpcProto::getLastRpcElapsedTimeMs))
-                .map(StalledLogWatch::peerId);
-    }
-
-    private static RaftPeerId peerId(ServerRpcProto follower) {
-        return RaftPeerId.valueOf(follower.getId().getId());
     }
 
     @Override

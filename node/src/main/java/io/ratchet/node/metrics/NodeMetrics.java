@@ -14,6 +14,7 @@ import io.ratchet.statemachine.RatchetStateMachine;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.function.IntSupplier;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.server.RaftServer;
@@ -118,11 +119,20 @@ public final class NodeMetrics implements AutoCloseable {
 
     /**
      * Binds {@code ratchet_leader_stalled_log_handovers}: how often this node, leading, handed leadership
-     * away because its own log could not be flushed (its disk stalled). Any rise says its disk is slow.
+     * away because its own log could not be flushed (its disk stalled; any rise says its disk is slow);
+     * {@code ratchet_node_stalled_share}: the share of the last two seconds this process waited for CPU
+     * beyond when it was due to run; and {@code ratchet_leader_slow_handovers}: how often it handed
+     * leadership away because it was starved of CPU while a voter was not.
      */
-    public void bindStalledLog(LongSupplier handovers) {
-        Gauge.builder("ratchet.leader.stalled.log.handovers", handovers::getAsLong)
+    public void bindLeaderHandOvers(LongSupplier stalledLog, DoubleSupplier stalledShare, LongSupplier slow) {
+        Gauge.builder("ratchet.leader.stalled.log.handovers", stalledLog::getAsLong)
                 .description("leadership hand-overs because this node's own Raft log stalled (its disk)")
+                .register(registry);
+        Gauge.builder("ratchet.node.stalled.share", stalledShare::getAsDouble)
+                .description("share of the last two seconds this node waited for CPU beyond when it was due to run")
+                .register(registry);
+        Gauge.builder("ratchet.leader.slow.handovers", slow::getAsLong)
+                .description("leadership hand-overs because this node was starved of CPU and a voter was not")
                 .register(registry);
     }
 
