@@ -16,12 +16,7 @@ import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 public final class AdminRpc {
     public static final String SERVICE = "ratchet.v1.Admin";
 
-    public static final MethodDescriptor<byte[], byte[]> CALL = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Call"))
-            .setRequestMarshaller(Rpc.BYTES)
-            .setResponseMarshaller(Rpc.BYTES)
-            .build();
+    public static final MethodDescriptor<byte[], byte[]> CALL = Rpc.method(MethodDescriptor.MethodType.UNARY, SERVICE, "Call");
 
     private AdminRpc() {
     }

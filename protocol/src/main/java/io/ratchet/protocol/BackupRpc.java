@@ -21,12 +21,7 @@ public final class BackupRpc {
     /** 1 MiB: large enough that per-message costs vanish, small enough for gRPC's flow control to pace. */
     public static final int CHUNK_BYTES = 1 << 20;
 
-    public static final MethodDescriptor<byte[], byte[]> BACKUP = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Backup"))
-            .setRequestMarshaller(Rpc.BYTES)
-            .setResponseMarshaller(Rpc.BYTES)
-            .build();
+    public static final MethodDescriptor<byte[], byte[]> BACKUP = Rpc.method(MethodDescriptor.MethodType.SERVER_STREAMING, SERVICE, "Backup");
 
     private BackupRpc() {
     }

@@ -17,12 +17,7 @@ import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
  */
 public final class PaceRpc {
     public static final String SERVICE = "ratchet.internal.Pace";
-    public static final MethodDescriptor<byte[], byte[]> STALLED = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Stalled"))
-            .setRequestMarshaller(Rpc.BYTES)
-            .setResponseMarshaller(Rpc.BYTES)
-            .build();
+    public static final MethodDescriptor<byte[], byte[]> STALLED = Rpc.method(MethodDescriptor.MethodType.UNARY, SERVICE, "Stalled");
 
     /** The answer for a stalled share between 0 and 1. */
     public static byte[] encode(double share) {

@@ -51,15 +51,10 @@ public final class Rpc {
         }
     };
 
-    public static final MethodDescriptor<byte[], byte[]> WRITE = unary("Write");
-    public static final MethodDescriptor<byte[], byte[]> READ = unary("Read");
-    public static final MethodDescriptor<byte[], byte[]> STALE_READ = unary("StaleRead");
-    public static final MethodDescriptor<byte[], byte[]> CALLS = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Calls"))
-            .setRequestMarshaller(BYTES)
-            .setResponseMarshaller(BYTES)
-            .build();
+    public static final MethodDescriptor<byte[], byte[]> WRITE = method(MethodDescriptor.MethodType.UNARY, SERVICE, "Write");
+    public static final MethodDescriptor<byte[], byte[]> READ = method(MethodDescriptor.MethodType.UNARY, SERVICE, "Read");
+    public static final MethodDescriptor<byte[], byte[]> STALE_READ = method(MethodDescriptor.MethodType.UNARY, SERVICE, "StaleRead");
+    public static final MethodDescriptor<byte[], byte[]> CALLS = method(MethodDescriptor.MethodType.BIDI_STREAMING, SERVICE, "Calls");
 
     /** The method byte of a framed call on the {@code Calls} stream. */
     public static final byte WRITE_CALL = 1;
@@ -81,10 +76,11 @@ public final class Rpc {
     private Rpc() {
     }
 
-    private static MethodDescriptor<byte[], byte[]> unary(String name) {
+    /** A method of {@code service} whose messages are bytes as they are (every Ratchet service's). */
+    static MethodDescriptor<byte[], byte[]> method(MethodDescriptor.MethodType type, String service, String name) {
         return MethodDescriptor.<byte[], byte[]>newBuilder()
-                .setType(MethodDescriptor.MethodType.UNARY)
-                .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
+                .setType(type)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(service, name))
                 .setRequestMarshaller(BYTES)
                 .setResponseMarshaller(BYTES)
                 .build();

@@ -18,12 +18,7 @@ import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 public final class SnapshotRpc {
     public static final String SERVICE = "ratchet.internal.Snapshot";
 
-    public static final MethodDescriptor<byte[], byte[]> FETCH = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Fetch"))
-            .setRequestMarshaller(Rpc.BYTES)
-            .setResponseMarshaller(Rpc.BYTES)
-            .build();
+    public static final MethodDescriptor<byte[], byte[]> FETCH = Rpc.method(MethodDescriptor.MethodType.SERVER_STREAMING, SERVICE, "Fetch");
 
     private SnapshotRpc() {
     }
