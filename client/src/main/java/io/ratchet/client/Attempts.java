@@ -232,7 +232,10 @@ final class Attempts {
      * having cost one refusal; the call goes on as if there were none.
      */
     private void hedge(Hedge hedge, byte method, String node, byte[] bytes, Duration timeout) {
-        transport.after(Duration.ofNanos(hedgeNanos())).thenRun(() -> {
+        CompletableFuture<Void> due = transport.after(Duration.ofNanos(hedgeNanos()));
+        // Most calls are answered long before: their timer goes, not to fire for nothing.
+        hedge.first.whenComplete((outcome, e) -> due.cancel(false));
+        due.thenRun(() -> {
             String other = otherThan(node);
             if (hedge.first.isDone() || other == null) {
                 return;

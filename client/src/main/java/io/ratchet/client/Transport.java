@@ -85,11 +85,19 @@ final class Transport implements AutoCloseable {
         this.connector = connector.apply(timers);
     }
 
-    /** Completes {@code delay} from now, on the client's timer thread; fails once the client is closed. */
+    /**
+     * Completes {@code delay} from now, on the client's timer thread; fails once the client is closed.
+     * Cancelling it takes the timer away.
+     */
     CompletableFuture<Void> after(Duration delay) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
-            timers.schedule(() -> done.complete(null), delay.toNanos(), TimeUnit.NANOSECONDS);
+            var timer = timers.schedule(() -> done.complete(null), delay.toNanos(), TimeUnit.NANOSECONDS);
+            done.whenComplete((v, e) -> {
+                if (done.isCancelled()) {
+                    timer.cancel(false);
+                }
+            });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             done.completeExceptionally(new IllegalStateException("the client is closed"));
         }
