@@ -118,6 +118,15 @@ final class SlowLeaderWatch implements AutoCloseable {
                     voters.add(peer);
                 }
             }
+            // A member removed since keeps no channel open.
+            var members = division.getRaftConf().getAllPeers();
+            channels.keySet().removeIf(address -> {
+                boolean gone = members.stream().noneMatch(peer -> address.equals(peer.getAddress()));
+                if (gone) {
+                    channels.get(address).shutdownNow();
+                }
+                return gone;
+            });
             busy = true;
             Map<String, CompletableFuture<Double>> asked = new LinkedHashMap<>();
             voters.forEach(peer -> asked.put(peer.getId().toString(), stalledShareOf(peer.getAddress())));

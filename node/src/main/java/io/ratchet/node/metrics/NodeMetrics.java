@@ -118,11 +118,11 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     /**
-     * Binds {@code ratchet_leader_stalled_log_handovers}: how often this node, leading, handed leadership
-     * away because its own log could not be flushed (its disk stalled; any rise says its disk is slow);
+     * Binds {@code ratchet_leader_stalled_log_handovers}: how often this node, leading, started handing
+     * leadership away (a transfer Ratis may still refuse) because its own log could not be flushed (its disk stalled; any rise says its disk is slow);
      * {@code ratchet_node_stalled_share}: the share of the last two seconds this process waited for CPU
-     * beyond when it was due to run; and {@code ratchet_leader_slow_handovers}: how often it handed
-     * leadership away because it was starved of CPU while a voter was not.
+     * beyond when it was due to run; and {@code ratchet_leader_slow_handovers}: how often it started
+     * handing leadership away because it was starved of CPU while a voter was not.
      */
     public void bindLeaderHandOvers(LongSupplier stalledLog, DoubleSupplier stalledShare, LongSupplier slow) {
         Gauge.builder("ratchet.leader.stalled.log.handovers", stalledLog::getAsLong)
