@@ -180,7 +180,8 @@ public final class Main implements Runnable {
     static final Set<String> HELP_OPTIONS = Set.of("-h", "--help", "-V", "--version");
 
     /** Root options that take a value, which {@link #commandWord} must step over. */
-    private static final Set<String> VALUED_OPTIONS = Set.of("--peers", "--timeout", "--ca", "--cert", "--key", "--token");
+    private static final Set<String> VALUED_OPTIONS = Set.of("--peers", "--conf", "--timeout", "--ca", "--cert", "--key",
+            "--token");
 
     /** The first word that is not an option or an option's value: the command asked for, or null. */
     static String commandWord(String[] args) {
