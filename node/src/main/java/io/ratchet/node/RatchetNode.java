@@ -281,6 +281,10 @@ public final class RatchetNode implements AutoCloseable {
     static RaftProperties properties(NodeConfig config) {
         RaftProperties p = new RaftProperties();
         RaftServerConfigKeys.setStorageDir(p, List.of(config.storage().toFile()));
+        // The node listens on its own address from peers, as its HTTP API does, not on every interface (Ratis'
+        // default): nodes on different addresses of one host may then share a port, as the nodes of a real
+        // cluster do, each on its machine (the release's test runs them so, on 127.0.0.11 to 127.0.0.13).
+        GrpcConfigKeys.Server.setHost(p, config.host());
         GrpcConfigKeys.Server.setPort(p, config.port());
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin().toMillis()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax().toMillis()));
