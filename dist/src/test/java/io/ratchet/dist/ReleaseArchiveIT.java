@@ -220,14 +220,11 @@ class ReleaseArchiveIT {
         assertTrue(badHome.err().contains("ratchet: JAVA_HOME is " + notJava + ", which has no bin/java"), badHome.toString());
 
         // A Java 11 installation: its release file says so, and its java is never run.
-        Path java11 = Files.createDirectories(dir.resolve("jdk-11/bin"));
-        Files.writeString(java11.resolve("java"), "#!/bin/sh\necho 'should not run' >&2\nexit 99\n");
-        assertTrue(java11.resolve("java").toFile().setExecutable(true));
-        Files.writeString(java11.resolveSibling("release"), "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"11.0.2\"\n");
         Run old = run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir,
-                Map.of("JAVA_HOME", java11.getParent().toString()));
+                Map.of("JAVA_HOME", echoingJava("11.0.2").toString()));
         assertEquals(1, old.code(), old.toString());
         assertTrue(old.err().contains("is Java 11.0.2; Ratchet needs Java 17 or later"), old.toString());
+        assertEquals("", old.out(), "its java did not run");
 
         // No JAVA_HOME and no java on the PATH: only what the launcher needs before it looks for java.
         Path tools = Files.createDirectories(dir.resolve("tools"));
@@ -236,6 +233,45 @@ class ReleaseArchiveIT {
                 Map.of("PATH", tools.toString(), "JAVA_HOME", ""));
         assertEquals(1, noJava.code(), noJava.toString());
         assertTrue(noJava.err().contains("ratchet: no java on PATH: install Java 17 or later"), noJava.toString());
+    }
+
+    @Test
+    void theNodeLauncherTakesJvmOptionsLineByLineAddsTheDefaultHeapOnlyWhenNoneIsSetAndPassesItsArgumentsOn()
+            throws Exception {
+        // A copy of the release whose java prints the command line it was given, one argument a line.
+        Path release = Files.createDirectories(dir.resolve("release"));
+        for (String part : List.of("bin", "conf")) {
+            try (Stream<Path> files = Files.walk(home.resolve(part))) {
+                for (Path file : files.toList()) {
+                    Files.copy(file, release.resolve(home.relativize(file).toString()), StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+        release = release.toRealPath();
+        Files.writeString(release.resolve("conf/jvm.options"),
+                "# no heap here\n\n   -XX:+UseG1GC  \n-Dratchet.note=two words\n#-Xmx9g\n-XX:+ExitOnOutOfMemoryError");
+        Path links = Files.createDirectories(dir.resolve("links"));
+        Files.createSymbolicLink(links.resolve("ratchet-node"), release.resolve("bin/ratchet-node"));
+        Map<String, String> java = Map.of("JAVA_HOME", echoingJava("17.0.9").toString());
+
+        Run defaults = run(List.of(links.resolve("ratchet-node").toString(), "--join"), dir, java);
+        assertEquals(0, defaults.code(), defaults.toString());
+        assertEquals(List.of("-Dslf4j.provider=ch.qos.logback.classic.spi.LogbackServiceProvider",
+                "-Dslf4j.internal.verbosity=WARN", "-Dlogback.configurationFile=" + release.resolve("conf/logback.xml"),
+                "-Dratchet.log.dir=" + release.resolve("logs"), "-Xms256m", "-Xmx512m", "-XX:+UseG1GC",
+                "-Dratchet.note=two words", "-XX:+ExitOnOutOfMemoryError", "-cp", release.resolve("lib") + "/*",
+                "io.ratchet.node.NodeMain", "--conf", release.resolve("conf/ratchet.conf").toString(), "--join"),
+                defaults.out().lines().toList(), "RATCHET_HOME found through the link: " + defaults);
+
+        Path elsewhere = Files.writeString(dir.resolve("elsewhere.conf"), "id=n1\n");
+        Map<String, String> environment = new HashMap<>(java);
+        environment.put("RATCHET_JVM_OPTS", "-Xmx1g -Dratchet.log.level=DEBUG");
+        environment.put("RATCHET_CONF", elsewhere.toString());
+        List<String> given = run(List.of(release.resolve("bin/ratchet-node").toString()), dir, environment).out().lines().toList();
+        assertFalse(given.contains("-Xmx512m") || given.contains("-Xms256m"), "the heap is RATCHET_JVM_OPTS': " + given);
+        assertEquals(List.of("-XX:+ExitOnOutOfMemoryError", "-Xmx1g", "-Dratchet.log.level=DEBUG", "-cp"),
+                given.subList(given.indexOf("-cp") - 3, given.indexOf("-cp") + 1), "after the file's: " + given);
+        assertEquals(List.of("--conf", elsewhere.toString()), given.subList(given.size() - 2, given.size()), given.toString());
     }
 
     @Test
@@ -262,6 +298,15 @@ class ReleaseArchiveIT {
         for (String launcher : List.of("bin/ratchet", "bin/ratchet-node", "bin/ratchet-certs")) {
             assertTrue(Files.isExecutable(home.resolve(launcher)), launcher);
         }
+    }
+
+    /** A JDK of {@code version} by its release file, whose java prints its arguments, one a line. */
+    private Path echoingJava(String version) throws IOException {
+        Path jdk = Files.createDirectories(dir.resolve("jdk-" + version).resolve("bin")).getParent();
+        Path java = Files.writeString(jdk.resolve("bin/java"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+        assertTrue(java.toFile().setExecutable(true));
+        Files.writeString(jdk.resolve("release"), "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"" + version + "\"\n");
+        return jdk;
     }
 
     private static int readyNodes(JsonNode status) {
