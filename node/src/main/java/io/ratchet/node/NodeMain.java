@@ -12,8 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code java -jar ratchet-node.jar --conf FILE}: runs one server until the process is told to stop.
- * The server takes one option, so it parses it by hand and leaves picocli to the command line.
+ * {@code java -jar ratchet-node.jar --conf FILE}, or a release's {@code bin/ratchet-node}: runs one server
+ * until the process is told to stop. The server takes three options, so it parses them by hand and leaves
+ * picocli to the command line.
  */
 public final class NodeMain {
     /**
@@ -25,7 +26,8 @@ public final class NodeMain {
      */
     static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
 
-    static final String USAGE = "usage: java -jar ratchet-node.jar --conf FILE [--join] | --version\n"
+    static final String USAGE = "usage: ratchet-node --conf FILE [--join] | --version   (bin/ratchet-node of a release,"
+            + " or java -jar ratchet-node.jar)\n"
             + "  --conf FILE   the node's properties file, e.g. conf/local-3/n1.properties\n"
             + "  --join        on empty storage, wait to be added to a running cluster ('ratchet members add')\n"
             + "                instead of forming a new one with the configured peers\n"
