@@ -6,7 +6,6 @@ import io.ratchet.client.Credentials;
 import io.ratchet.client.Durations;
 import io.ratchet.client.RatchetClient;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -28,8 +26,14 @@ import picocli.CommandLine.ScopeType;
  * cluster {@code scripts/cluster} started.
  */
 public final class ClientOptionsMixin {
-    @Option(names = "--peers", scope = ScopeType.INHERIT, description = "host:port,host:port,... (default: $RATCHET_PEERS, else conf/local-3)")
+    @Option(names = "--peers", scope = ScopeType.INHERIT,
+            description = "host:port,host:port,... (default: $RATCHET_PEERS, else the node configuration: see --conf)")
     String peers;
+
+    @Option(names = "--conf", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = "take the peers, and the CA (tls.ca), from a node's configuration file (default: $RATCHET_CONF, "
+                    + "else $RATCHET_HOME/conf/ratchet.conf, else $RATCHET_HOME/conf/local-3/n1.properties)")
+    Path conf;
 
     @Option(names = "--json", scope = ScopeType.INHERIT, description = "print one JSON object")
     boolean json;
@@ -69,9 +73,17 @@ public final class ClientOptionsMixin {
         return options.withTimeouts(perAttempt, options.maxAttempts(), total);
     }
 
-    /** The TLS files and token the flags (else the environment) name; {@link Credentials#NONE} for none. */
+    /**
+     * The TLS files and token the flags (else the environment) name; {@link Credentials#NONE} for none. With
+     * no CA named, a cluster found through a node's configuration is trusted as that node trusts its peers.
+     */
     Credentials credentials() {
-        return new Credentials(ca != null ? ca : envPath("RATCHET_CA"), cert != null ? cert : envPath("RATCHET_CERT"),
+        Path caFile = ca != null ? ca : envPath("RATCHET_CA");
+        if (caFile == null) {
+            NodeConfigFile node = nodeConfig();
+            caFile = node == null ? null : node.ca();
+        }
+        return new Credentials(caFile, cert != null ? cert : envPath("RATCHET_CERT"),
                 key != null ? key : envPath("RATCHET_KEY"), token != null ? token : env("RATCHET_TOKEN"));
     }
 
@@ -121,8 +133,8 @@ public final class ClientOptionsMixin {
             }
         }
         throw new ClusterUnavailableException("no node accepts connections at " + String.join(", ", addresses)
-                + ": is the cluster running? Start a local one with scripts/cluster start, or name yours with"
-                + " --peers or RATCHET_PEERS", null);
+                + ": is the cluster running? Name yours with --peers or --conf (or RATCHET_PEERS, RATCHET_CONF); in"
+                + " the repository, scripts/cluster start starts a local one", null);
     }
 
     private static ClusterUnavailableException tlsOnly(String address) {
@@ -164,22 +176,44 @@ public final class ClientOptionsMixin {
         }
     }
 
+    /** The peers a command talks to: an address list, or the peers line of {@link #nodeConfig()}. */
     String resolvePeers() {
-        if (peers != null && !peers.isBlank()) {
-            return peers;
+        NodeConfigFile node = nodeConfig();
+        if (node != null) {
+            return node.peers();
         }
-        String env = System.getenv("RATCHET_PEERS");
-        if (env != null && !env.isBlank()) {
-            return env;
+        return peers != null && !peers.isBlank() ? peers : env("RATCHET_PEERS");
+    }
+
+    /**
+     * The node configuration the cluster is taken from, or null when an address list names it. A flag wins
+     * over the environment, and at each level an address list over a file: {@code --peers}, {@code --conf},
+     * {@code RATCHET_PEERS}, {@code RATCHET_CONF}; else the first of the release's {@code conf/ratchet.conf}
+     * and the repository's {@code conf/local-3/n1.properties} under {@code RATCHET_HOME} (which both
+     * launchers set) that exists.
+     */
+    NodeConfigFile nodeConfig() {
+        boolean listed = peers != null && !peers.isBlank();
+        if (listed && conf != null) {
+            throw new IllegalArgumentException("--peers and --conf both name the cluster: give one of them");
         }
-        String home = System.getenv().getOrDefault("RATCHET_HOME", ".");
-        Path conf = Path.of(home, "conf", "local-3", "n1.properties");
-        Properties p = new Properties();
-        try (InputStream in = Files.newInputStream(conf)) {
-            p.load(in);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("no peers given: use --peers or RATCHET_PEERS (" + conf + " is not readable)");
+        if (listed) {
+            return null;
         }
-        return p.getProperty("peers", "");
+        if (conf != null) {
+            return NodeConfigFile.read(conf);
+        }
+        if (env("RATCHET_PEERS") != null) {
+            return null;
+        }
+        Path named = envPath("RATCHET_CONF");
+        if (named != null) {
+            return NodeConfigFile.read(named);
+        }
+        Path home = Path.of(System.getenv().getOrDefault("RATCHET_HOME", "."));
+        List<Path> defaults = List.of(home.resolve("conf/ratchet.conf"), home.resolve("conf/local-3/n1.properties"));
+        return defaults.stream().filter(Files::isRegularFile).findFirst().map(NodeConfigFile::read)
+                .orElseThrow(() -> new IllegalArgumentException("no peers given: use --peers, --conf FILE, RATCHET_PEERS "
+                        + "or RATCHET_CONF (neither " + defaults.get(0) + " nor " + defaults.get(1) + " is there)"));
     }
 }

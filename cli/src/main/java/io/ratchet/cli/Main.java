@@ -6,6 +6,7 @@ import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PermissionDeniedException;
+import io.ratchet.client.Release;
 import io.ratchet.client.DiskFullException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
@@ -28,7 +29,7 @@ import picocli.CommandLine.Spec;
  * then reflects over one command's annotations, not all of them. Help, a bare {@code ratchet} and a
  * word that is no command register every one (for the grouped list and the nearest name).
  */
-@Command(name = "ratchet", mixinStandardHelpOptions = true, version = "ratchet 0.1.0",
+@Command(name = "ratchet", mixinStandardHelpOptions = true, versionProvider = Main.ReleaseVersion.class,
         description = "A Raft-replicated compare-exchange cluster.")
 public final class Main implements Runnable {
     @Mixin
@@ -36,6 +37,14 @@ public final class Main implements Runnable {
 
     @Spec
     CommandSpec spec;
+
+    /** {@code ratchet --version}: the release the build wrote, the same the node reports. */
+    static final class ReleaseVersion implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"ratchet " + Release.version()};
+        }
+    }
 
     /** A help heading and the names of the commands under it, in the order {@code ratchet --help} lists them. */
     private record Group(String heading, List<String> commands) {
@@ -171,7 +180,8 @@ public final class Main implements Runnable {
     static final Set<String> HELP_OPTIONS = Set.of("-h", "--help", "-V", "--version");
 
     /** Root options that take a value, which {@link #commandWord} must step over. */
-    private static final Set<String> VALUED_OPTIONS = Set.of("--peers", "--timeout", "--ca", "--cert", "--key", "--token");
+    private static final Set<String> VALUED_OPTIONS = Set.of("--peers", "--conf", "--timeout", "--ca", "--cert", "--key",
+            "--token");
 
     /** The first word that is not an option or an option's value: the command asked for, or null. */
     static String commandWord(String[] args) {

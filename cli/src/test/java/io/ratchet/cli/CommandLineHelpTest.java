@@ -68,6 +68,13 @@ class CommandLineHelpTest {
     }
 
     @Test
+    void theVersionIsTheOneTheBuildWrote() {
+        CommandRun version = ratchet("--version");
+        assertEquals(0, version.code(), version.toString());
+        assertTrue(version.out().matches("ratchet \\d+\\.\\d+\\.\\d+(-[A-Za-z0-9.]+)?\\R"), version.out());
+    }
+
+    @Test
     void aMisspeltCommandNamesTheNearestOne() {
         CommandRun typo = ratchet("gte", "emails/ada@example.com");
         assertEquals(ExitCode.INVALID, typo.code());

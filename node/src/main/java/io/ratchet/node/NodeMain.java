@@ -1,6 +1,7 @@
 package io.ratchet.node;
 
 import io.ratchet.client.GrpcLogging;
+import io.ratchet.client.Release;
 import java.nio.file.Path;
 import java.util.List;
 import java.time.Duration;
@@ -11,8 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code java -jar ratchet-node.jar --conf FILE}: runs one server until the process is told to stop.
- * The server takes one option, so it parses it by hand and leaves picocli to the command line.
+ * {@code java -jar ratchet-node.jar --conf FILE}, or a release's {@code bin/ratchet-node}: runs one server
+ * until the process is told to stop. The server takes three options, so it parses them by hand and leaves
+ * picocli to the command line.
  */
 public final class NodeMain {
     /**
@@ -24,10 +26,12 @@ public final class NodeMain {
      */
     static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
 
-    static final String USAGE = "usage: java -jar ratchet-node.jar --conf FILE [--join]\n"
+    static final String USAGE = "usage: ratchet-node --conf FILE [--join] | --version   (bin/ratchet-node of a release,"
+            + " or java -jar ratchet-node.jar)\n"
             + "  --conf FILE   the node's properties file, e.g. conf/local-3/n1.properties\n"
             + "  --join        on empty storage, wait to be added to a running cluster ('ratchet members add')\n"
-            + "                instead of forming a new one with the configured peers";
+            + "                instead of forming a new one with the configured peers\n"
+            + "  --version     print the release this node is and exit";
 
     static final String JOIN = "--join";
 
@@ -47,6 +51,10 @@ public final class NodeMain {
             System.setProperty(COMMON_POOL_PARALLELISM,
                     Integer.toString(Math.max(4, Runtime.getRuntime().availableProcessors() - 1)));
         }
+        if (args.length == 1 && args[0].equals("--version")) {
+            System.out.println("ratchet-node " + Release.version());
+            return;
+        }
         boolean join = List.of(args).contains(JOIN);
         Path conf = confOf(List.of(args).stream().filter(a -> !a.equals(JOIN)).toArray(String[]::new));
         if (conf == null) {
@@ -62,6 +70,9 @@ public final class NodeMain {
             System.exit(2);
             return;
         }
+        // The first line of every start: which release wrote what follows in the log.
+        LOG.info("ratchet-node {} starting node {} from {} (java {})", Release.version(), config.id(),
+                conf.toAbsolutePath(), Runtime.version());
         run(config, join);
     }
 

@@ -26,6 +26,8 @@ import io.ratchet.statemachine.HeapBudget;
 import io.ratchet.statemachine.KeyContention;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -121,6 +123,10 @@ public final class RatchetNode implements AutoCloseable {
         String tooSmall = HeapBudget.refusal(Runtime.getRuntime().maxMemory());
         if (tooSmall != null) {
             throw new IllegalStateException("node " + config.id() + " will not start: " + tooSmall);
+        }
+        String elsewhere = foreignAddress(config);
+        if (elsewhere != null) {
+            throw new IllegalStateException("node " + config.id() + " will not start: " + elsewhere);
         }
         // With TLS, Raft between the nodes is mutual TLS, and every port the server opens speaks only TLS,
         // its Ratis services answering nodes alone (NodeTls). Read first: bad files stop the node before
@@ -273,6 +279,21 @@ public final class RatchetNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Null when this node's host from {@code peers} is an address of this machine, where it is to listen;
+     * else why not. The usual cause is a configuration copied to another machine without its {@code id}
+     * changed: said in one line before anything is written, rather than as Ratis' failure to bind.
+     */
+    static String foreignAddress(NodeConfig config) {
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.bind(new InetSocketAddress(config.host(), 0));
+            return null;
+        } catch (IOException e) {
+            return "its address in peers, " + config.peers().get(config.id()) + ", is not one of this machine's ("
+                    + e.getMessage() + "): on each machine, id must name the peer whose address is that machine's";
+        }
+    }
+
     /** The cluster's Raft group id. */
     public RaftGroupId groupId() {
         return groupId;
@@ -281,6 +302,10 @@ public final class RatchetNode implements AutoCloseable {
     static RaftProperties properties(NodeConfig config) {
         RaftProperties p = new RaftProperties();
         RaftServerConfigKeys.setStorageDir(p, List.of(config.storage().toFile()));
+        // The node listens on its own address from peers, as its HTTP API does, not on every interface (Ratis'
+        // default): nodes on different addresses of one host may then share a port, as the nodes of a real
+        // cluster do, each on its machine (the release's test runs them so, on 127.0.0.11 to 127.0.0.13).
+        GrpcConfigKeys.Server.setHost(p, config.host());
         GrpcConfigKeys.Server.setPort(p, config.port());
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin().toMillis()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax().toMillis()));
