@@ -38,11 +38,15 @@ import java.util.function.Function;
  *                              and one memtable ({@code store.write.buffer})
  * @param minFreeBytes          the free space under which the leader refuses writes that grow the state
  *                              ({@code store.min.free}): the disk fills no further than this, whatever the quota
+ * @param listen                the address the node listens on, Raft and HTTP ({@code listen}); null: its host
+ *                              from {@code peers}. {@code 0.0.0.0} (every interface) or a local address for a
+ *                              node whose address in {@code peers} is not its machine's own: behind NAT, or a
+ *                              container whose published address is its host's
  */
 public record NodeConfig(String id, Map<String, String> peers, String group, Path storage, long snapshotThreshold,
                          long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax,
                          Duration sweepInterval, int httpPort, long quotaBytes, TlsFiles tls,
-                         RocksKeyValueStore.Settings store, long minFreeBytes) {
+                         RocksKeyValueStore.Settings store, long minFreeBytes, String listen) {
 
     public static final String DEFAULT_GROUP = "ratchet";
     /**
@@ -86,37 +90,37 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
     public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
         return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
                 Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0, 0, null,
-                RocksKeyValueStore.Settings.DEFAULT, DEFAULT_MIN_FREE_BYTES);
+                RocksKeyValueStore.Settings.DEFAULT, DEFAULT_MIN_FREE_BYTES, null);
     }
 
     public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {
         return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax,
-                sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes);
+                sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes, listen);
     }
 
     public NodeConfig withElectionTimeout(Duration min, Duration max) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max, sweepInterval,
-                httpPort, quotaBytes, tls, store, minFreeBytes);
+                httpPort, quotaBytes, tls, store, minFreeBytes, listen);
     }
 
     public NodeConfig withHttpPort(int port) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, port, quotaBytes, tls, store, minFreeBytes);
+                electionTimeoutMax, sweepInterval, port, quotaBytes, tls, store, minFreeBytes, listen);
     }
 
     public NodeConfig withQuota(long bytes) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, bytes, tls, store, minFreeBytes);
+                electionTimeoutMax, sweepInterval, httpPort, bytes, tls, store, minFreeBytes, listen);
     }
 
     public NodeConfig withTls(TlsFiles files) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, files, store, minFreeBytes);
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, files, store, minFreeBytes, listen);
     }
 
     public NodeConfig withStore(RocksKeyValueStore.Settings settings, long minFree) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, settings, minFree);
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, settings, minFree, listen);
     }
 
     /**
@@ -133,10 +137,20 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
     }
 
-    /** This node's host, from its own address: where its HTTP API listens too. */
+    /** This node's host, from its own address: where the others reach it. */
     public String host() {
         String address = peers.get(id);
         return address.substring(0, address.lastIndexOf(':'));
+    }
+
+    /** Where this node listens, Raft on {@link #port()} and HTTP on {@link #httpPort()}: {@code listen}, or its host. */
+    public String listenHost() {
+        return listen != null ? listen : host();
+    }
+
+    public NodeConfig withListen(String address) {
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes, address);
     }
 
     /**
@@ -166,7 +180,8 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
                 new RocksKeyValueStore.Settings(
                         number(p, file, "store.block.cache", defaults.store().blockCacheBytes(), ByteSize::parse),
                         number(p, file, "store.write.buffer", defaults.store().writeBufferBytes(), ByteSize::parse)),
-                number(p, file, "store.min.free", defaults.minFreeBytes(), ByteSize::parse));
+                number(p, file, "store.min.free", defaults.minFreeBytes(), ByteSize::parse),
+                optional(p, "listen"));
     }
 
     /** {@code tls.cert}, {@code tls.key} and {@code tls.ca}: all three, or none (no TLS). */
@@ -211,6 +226,11 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
             throw new IllegalArgumentException(file + ": '" + key + "' is required");
         }
         return value.trim();
+    }
+
+    private static String optional(Properties p, String key) {
+        String value = p.getProperty(key);
+        return value == null || value.isBlank() ? null : value.trim();
     }
 
     private static <T> T number(Properties p, Path file, String key, T fallback, Function<String, T> parse) {

@@ -254,7 +254,7 @@ public final class RatchetNode implements AutoCloseable {
                 return metrics.scrape();
             }
         };
-        http = HttpApi.start(config.host(), config.httpPort(), tls == null ? null : tls.https(),
+        http = HttpApi.start(config.listenHost(), config.httpPort(), tls == null ? null : tls.https(),
                 new Routes(httpClients, local, httpBlocking), new Probes(local));
     }
 
@@ -280,17 +280,22 @@ public final class RatchetNode implements AutoCloseable {
     }
 
     /**
-     * Null when this node's host from {@code peers} is an address of this machine, where it is to listen;
-     * else why not. The usual cause is a configuration copied to another machine without its {@code id}
-     * changed: said in one line before anything is written, rather than as Ratis' failure to bind.
+     * Null when the address this node is to listen on (its host from {@code peers}, unless {@code listen}
+     * says otherwise) is one of this machine's; else why not. The usual cause is a configuration copied to
+     * another machine without its {@code id} changed: said in one line before anything is written, rather
+     * than as Ratis' failure to bind.
      */
     static String foreignAddress(NodeConfig config) {
         try (ServerSocket probe = new ServerSocket()) {
-            probe.bind(new InetSocketAddress(config.host(), 0));
+            probe.bind(new InetSocketAddress(config.listenHost(), 0));
             return null;
         } catch (IOException e) {
+            if (config.listen() != null) {
+                return "its listen address, " + config.listen() + ", is not one of this machine's (" + e.getMessage() + ")";
+            }
             return "its address in peers, " + config.peers().get(config.id()) + ", is not one of this machine's ("
-                    + e.getMessage() + "): on each machine, id must name the peer whose address is that machine's";
+                    + e.getMessage() + "): on each machine, id must name the peer whose address is that machine's"
+                    + " (behind NAT, or in a container, set listen to an address of its own, or 0.0.0.0)";
         }
     }
 
@@ -305,7 +310,7 @@ public final class RatchetNode implements AutoCloseable {
         // The node listens on its own address from peers, as its HTTP API does, not on every interface (Ratis'
         // default): nodes on different addresses of one host may then share a port, as the nodes of a real
         // cluster do, each on its machine (the release's test runs them so, on 127.0.0.11 to 127.0.0.13).
-        GrpcConfigKeys.Server.setHost(p, config.host());
+        GrpcConfigKeys.Server.setHost(p, config.listenHost());
         GrpcConfigKeys.Server.setPort(p, config.port());
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin().toMillis()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax().toMillis()));

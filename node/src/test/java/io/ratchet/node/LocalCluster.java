@@ -114,7 +114,7 @@ public final class LocalCluster implements AutoCloseable {
         peers.put(id, "127.0.0.1:" + FreePorts.next());
         NodeConfig config = new NodeConfig(id, peers, first.group(), first.storage().resolveSibling(id),
                 first.snapshotThreshold(), first.segmentSizeBytes(), first.electionTimeoutMin(), first.electionTimeoutMax(),
-                first.sweepInterval(), FreePorts.next(), first.quotaBytes(), tls, first.store(), first.minFreeBytes());
+                first.sweepInterval(), FreePorts.next(), first.quotaBytes(), tls, first.store(), first.minFreeBytes(), null);
         configs.put(id, config);
         try {
             running.put(id, RatchetNode.start(config, true));
