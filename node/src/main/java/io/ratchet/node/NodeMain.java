@@ -37,6 +37,11 @@ public final class NodeMain {
 
     /** The exit code of a node that halted because its disk failed (sysexits' EX_IOERR). */
     public static final int EXIT_STORAGE = 74;
+    /**
+     * The exit code of a node whose log holds an entry a later release wrote (sysexits' EX_DATAERR): a
+     * restart of the same release cannot help, so the systemd unit does not restart it.
+     */
+    public static final int EXIT_LATER_RELEASE = 65;
     /** How long a node whose disk filled may take to close before it halts instead. */
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
     /** How often a node whose disk filled looks for space. */
@@ -128,6 +133,15 @@ public final class NodeMain {
             StorageFailure failure = node.storageFailure().applyToEither(stop, f -> f).join();
             if (failure == null || !current.compareAndSet(node, null)) {
                 break; // stopping: the shutdown hook closes it
+            }
+            if (failure.laterRelease()) {
+                String why = "node " + config.id() + " (ratchet " + Release.version() + ") halts: " + failure
+                        + ". It stops rather than skip the entry and drift from the members that applied it: install the"
+                        + " release the others run (README, \"Upgrading\"), then start it again; it goes on from that entry";
+                LOG.error(why);
+                System.err.println("ratchet " + why);
+                System.err.flush();
+                Runtime.getRuntime().halt(EXIT_LATER_RELEASE);
             }
             LOG.error("node {} stops serving: its storage failed: {}", config.id(), failure);
             if (!failure.diskFull()) {

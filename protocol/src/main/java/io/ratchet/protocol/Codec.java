@@ -19,7 +19,11 @@ import java.util.List;
  * (-1 for null) and UTF-8 bytes.
  */
 public final class Codec {
-    /** Bumped whenever an encoding changes; log entries and snapshots written with it say so. */
+    /**
+     * Bumped whenever an encoding changes, so that an older release can tell what it cannot read (the
+     * compatibility rules are in docs/DESIGN.md, "Versions and upgrades"); every message and log entry
+     * carries it first.
+     */
     public static final byte FORMAT_VERSION = 1;
 
     private static final byte KIND_REQUESTS = 1;
@@ -795,6 +799,9 @@ public final class Codec {
         int actualKind = stream.read();
         if (version < 0 || actualKind < 0) {
             throw new EOFException();
+        }
+        if (version > FORMAT_VERSION) {
+            throw new NewerFormatException(version);
         }
         if (version != FORMAT_VERSION) {
             throw new InvalidCommandException("format version " + version + " is not supported (this node speaks "

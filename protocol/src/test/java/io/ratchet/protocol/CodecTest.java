@@ -120,8 +120,12 @@ class CodecTest {
         assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(Arrays.copyOf(good, good.length + 1)));
         byte[] otherVersion = good.clone();
         otherVersion[0] = 99;
-        InvalidCommandException e = assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(otherVersion));
-        assertEquals("format version 99 is not supported (this node speaks 1)", e.getMessage());
+        NewerFormatException e = assertThrows(NewerFormatException.class, () -> Codec.decodeRequests(otherVersion));
+        assertEquals("format version 99 is newer than this release reads (1): a later release wrote it", e.getMessage());
+        assertEquals(99, e.format());
+        otherVersion[0] = 0;
+        InvalidCommandException older = assertThrows(InvalidCommandException.class, () -> Codec.decodeRequests(otherVersion));
+        assertEquals("format version 0 is not supported (this node speaks 1)", older.getMessage());
         assertThrows(InvalidCommandException.class, () -> Codec.decodeEntry(good), "a request is not an entry");
         byte[] hugeLength = good.clone();
         hugeLength[2] = 0x7f; // request count

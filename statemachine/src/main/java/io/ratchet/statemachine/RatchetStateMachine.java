@@ -7,6 +7,7 @@ import io.ratchet.protocol.Command;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.NewerFormatException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
@@ -504,6 +505,13 @@ public final class RatchetStateMachine extends BaseStateMachine {
         Entry entry = null;
         try {
             entry = Codec.decodeEntry(logEntry.getStateMachineLogEntry().getLogData().toByteArray());
+        } catch (NewerFormatException e) {
+            // A later release's leader wrote it, and the replicas of that release applied it: skipping it here
+            // would leave this replica's state apart from theirs for good. Stop applying, as on a failed store.
+            UnreadableEntryException unreadable = new UnreadableEntryException(index, e);
+            LOG.error(unreadable.getMessage());
+            storageFailed.accept(unreadable);
+            throw unreadable;
         } catch (InvalidCommandException e) {
             // Cannot come from our leader; a node must still not die on it. Every replica refuses alike.
             LOG.error("log entry {} cannot be decoded; it changes nothing: {}", index, e.getMessage());

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.protocol.Codec;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -91,7 +93,10 @@ class DiskStateMachineTest {
     }
 
     private List<Result> apply(long index, Command command) {
-        byte[] data = Codec.encodeEntry(entry(1_000 + index, command));
+        return apply(index, Codec.encodeEntry(entry(1_000 + index, command)));
+    }
+
+    private List<Result> apply(long index, byte[] data) {
         LogEntryProto log = LogProtoUtils.toLogEntryProto(LogProtoUtils.toStateMachineLogEntryProto(ClientId.randomId(),
                 index, org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto.Type.WRITE,
                 RaftBytes.wrap(data), null), term.get(), index);
@@ -139,6 +144,29 @@ class DiskStateMachineTest {
         assertEquals(2, get("a").item().index());
         Result.Write next = (Result.Write) apply(3, new Command.Put("a", "3", 2, null)).get(0);
         assertTrue(next.successful());
+    }
+
+    @Test
+    void anEntryALaterReleaseWroteStopsTheReplicaInsteadOfBeingSkipped() throws IOException {
+        start(StartupOption.FORMAT);
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        machine.onStorageFailure(failures::add);
+        apply(1, new Command.Put("a", "1", 0, null));
+        byte[] later = Codec.encodeEntry(entry(1_002, new Command.Put("a", "2", 1, null)));
+        later[0] = (byte) (Codec.FORMAT_VERSION + 1);
+        UnreadableEntryException stopped = assertThrows(UnreadableEntryException.class, () -> apply(2, later));
+        assertEquals("log entry 2 was written by a later release, in log format " + (Codec.FORMAT_VERSION + 1)
+                + "; this release reads format " + Codec.FORMAT_VERSION, stopped.getMessage());
+        assertEquals(List.of(stopped), failures, "the node is told, and halts");
+        assertEquals(1, machine.getLastAppliedTermIndex().getIndex(), "not applied, not passed over");
+        assertEquals(1, get("a").item().index());
+        // An entry of this release's format that cannot be decoded (no leader of any release writes one) is
+        // refused alike on every replica of the release: it changes nothing, and the replica goes on.
+        byte[] garbled = Codec.encodeEntry(entry(1_002, new Command.Put("a", "2", 1, null)));
+        garbled[1] = 99;
+        assertTrue(apply(2, garbled).get(0) instanceof Result.Rejected);
+        assertEquals(2, machine.getLastAppliedTermIndex().getIndex());
+        assertEquals(List.of(stopped), failures);
     }
 
     @Test
