@@ -42,6 +42,11 @@ public final class NodeMain {
      * restart of the same release cannot help, so the systemd unit does not restart it.
      */
     public static final int EXIT_LATER_RELEASE = 65;
+    /**
+     * How long a leader told to stop waits for its hand-over before it closes anyway: well inside the
+     * systemd unit's TimeoutStopSec (30 s).
+     */
+    static final Duration HAND_OVER_ON_STOP = Duration.ofSeconds(5);
     /** How long a node whose disk filled may take to close before it halts instead. */
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
     /** How often a node whose disk filled looks for space. */
@@ -98,6 +103,7 @@ public final class NodeMain {
             try {
                 RatchetNode node = current.getAndSet(null);
                 if (node != null) {
+                    node.handOverLeadership(HAND_OVER_ON_STOP);
                     node.close();
                 }
             } catch (Exception e) {

@@ -285,4 +285,22 @@ class ClusterTest {
             }
         }
     }
+
+    @Test
+    void aLeaderToldToStopHandsLeadershipToAnotherVoterFirst() {
+        try (LocalCluster cluster = LocalCluster.start(3, dir)) {
+            String leader = cluster.awaitLeader();
+            RatchetClient client = cluster.client();
+            assertTrue(client.put("stop/before", "1", 0).successful());
+            String follower = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+            assertFalse(cluster.node(follower).handOverLeadership(Duration.ofSeconds(5)), "a follower has nothing to hand");
+            assertTrue(cluster.node(leader).handOverLeadership(Duration.ofSeconds(5)));
+            assertFalse(cluster.division(leader).getInfo().isLeader(), "it stepped down before it returned");
+            String next = cluster.awaitLeader();
+            assertFalse(next.equals(leader), next);
+            cluster.stopNode(leader);
+            assertEquals(1, client.get("stop/before").orElseThrow().valueNode().asInt(), "what it acknowledged is kept");
+            assertTrue(client.put("stop/after", "2", 0).successful(), "the others serve on");
+        }
+    }
 }
