@@ -4,23 +4,21 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.ratchet.dist.ReleaseProcesses.bindable;
+import static io.ratchet.dist.ReleaseProcesses.concat;
+import static io.ratchet.dist.ReleaseProcesses.readyNodes;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ratchet.dist.ReleaseProcesses.Run;
 import io.ratchet.node.FreePorts;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +29,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,11 +46,6 @@ class ReleaseArchiveIT {
     private static final List<String> IDS = List.of("n1", "n2", "n3");
     /** Three machines' addresses: on Linux every 127.x address is the machine's own. */
     private static final List<String> HOSTS = List.of("127.0.0.11", "127.0.0.12", "127.0.0.13");
-    private static final ObjectMapper JSON = new ObjectMapper();
-    /** What a user's shell could hold that would steer the launchers away from what a test sets. */
-    private static final List<String> RATCHET_ENVIRONMENT = List.of("RATCHET_CONF", "RATCHET_PEERS", "RATCHET_HOME",
-            "RATCHET_CA", "RATCHET_CERT", "RATCHET_KEY", "RATCHET_TOKEN", "RATCHET_JVM_OPTS", "RATCHET_LOG_DIR",
-            "RATCHET_CLIENT_OPTS");
 
     @TempDir
     static Path unpacked;
@@ -60,44 +54,22 @@ class ReleaseArchiveIT {
 
     @TempDir
     Path dir;
-    /** Every process a test started, stopped after it whatever happened. */
-    private final List<Process> started = new ArrayList<>();
-
-    /** What a command came to. */
-    record Run(int code, String out, String err) {
-        JsonNode json() {
-            try {
-                return JSON.readTree(out);
-            } catch (IOException e) {
-                throw new AssertionError("not JSON: " + this, e);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
-        }
-    }
-
     @BeforeAll
     static void unpack() throws Exception {
-        assertTrue(Files.isRegularFile(ARCHIVE), ARCHIVE + " was built by mvn package");
-        Process tar = new ProcessBuilder("tar", "xzf", ARCHIVE.toString(), "-C", unpacked.toString())
-                .redirectErrorStream(true).start();
-        String said = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(tar.waitFor(60, TimeUnit.SECONDS) && tar.exitValue() == 0, "tar: " + said);
-        home = unpacked.resolve("ratchet-" + VERSION);
+        home = ReleaseProcesses.unpack(ARCHIVE, unpacked, VERSION);
+    }
+
+    /** Every process a test started, stopped after it whatever happened. */
+    private ReleaseProcesses processes;
+
+    @BeforeEach
+    void processes() {
+        processes = new ReleaseProcesses(dir);
     }
 
     @AfterEach
     void stopEveryProcess() throws InterruptedException {
-        for (Process p : started) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
-        for (Process p : started) {
-            p.waitFor(30, TimeUnit.SECONDS);
-        }
+        processes.close();
     }
 
     @Test
@@ -111,11 +83,11 @@ class ReleaseArchiveIT {
         }
         String peers = addresses.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
         Path etc = Files.createDirectories(dir.resolve("etc"));
-        assertEquals(0, run(List.of(home.resolve("bin/ratchet-certs").toString(), "ca", etc.toString(), "Release CA"),
+        assertEquals(0, processes.run(List.of(home.resolve("bin/ratchet-certs").toString(), "ca", etc.toString(), "Release CA"),
                 dir, Map.of()).code());
         for (int i = 0; i < IDS.size(); i++) {
             String id = IDS.get(i);
-            Run issued = run(List.of(home.resolve("bin/ratchet-certs").toString(), "node", etc.toString(), id, HOSTS.get(i)),
+            Run issued = processes.run(List.of(home.resolve("bin/ratchet-certs").toString(), "node", etc.toString(), id, HOSTS.get(i)),
                     dir, Map.of());
             assertEquals(0, issued.code(), issued.toString());
             Files.writeString(conf(id), nodeConfiguration(id, peers, httpPort, etc));
@@ -199,7 +171,7 @@ class ReleaseArchiveIT {
         Run cli = ratchet("--version");
         assertEquals(0, cli.code(), cli.toString());
         assertEquals("ratchet " + VERSION, cli.out().strip());
-        Run node = run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir, Map.of());
+        Run node = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir, Map.of());
         assertEquals(0, node.code(), node.toString());
         assertEquals("ratchet-node " + VERSION, node.out().strip());
     }
@@ -207,20 +179,20 @@ class ReleaseArchiveIT {
     @Test
     void theLaunchersRefuseWhatTheyCannotRunSayingWhy() throws Exception {
         Path missing = dir.resolve("missing.conf");
-        Run noConf = run(List.of(home.resolve("bin/ratchet-node").toString(), "--conf", missing.toString()), dir, Map.of());
+        Run noConf = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--conf", missing.toString()), dir, Map.of());
         assertEquals(2, noConf.code(), noConf.toString());
         assertTrue(noConf.err().contains("ratchet-node: no node configuration at " + missing), noConf.toString());
-        Run noValue = run(List.of(home.resolve("bin/ratchet-node").toString(), "--join", "--conf"), dir, Map.of());
+        Run noValue = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--join", "--conf"), dir, Map.of());
         assertEquals(2, noValue.code(), noValue.toString());
         assertTrue(noValue.err().contains("--conf needs a FILE"), noValue.toString());
 
         Path notJava = dir.resolve("not-a-jdk");
-        Run badHome = run(List.of(home.resolve("bin/ratchet").toString(), "status"), dir, Map.of("JAVA_HOME", notJava.toString()));
+        Run badHome = processes.run(List.of(home.resolve("bin/ratchet").toString(), "status"), dir, Map.of("JAVA_HOME", notJava.toString()));
         assertEquals(1, badHome.code(), badHome.toString());
         assertTrue(badHome.err().contains("ratchet: JAVA_HOME is " + notJava + ", which has no bin/java"), badHome.toString());
 
         // A Java 11 installation: its release file says so, and its java is never run.
-        Run old = run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir,
+        Run old = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir,
                 Map.of("JAVA_HOME", echoingJava("11.0.2").toString()));
         assertEquals(1, old.code(), old.toString());
         assertTrue(old.err().contains("is Java 11.0.2; Ratchet needs Java 17 or later"), old.toString());
@@ -229,7 +201,7 @@ class ReleaseArchiveIT {
         // No JAVA_HOME and no java on the PATH: only what the launcher needs before it looks for java.
         Path tools = Files.createDirectories(dir.resolve("tools"));
         Files.copy(onPath("readlink"), tools.resolve("readlink"), StandardCopyOption.COPY_ATTRIBUTES);
-        Run noJava = run(List.of(onPath("bash").toString(), home.resolve("bin/ratchet").toString(), "status"), dir,
+        Run noJava = processes.run(List.of(onPath("bash").toString(), home.resolve("bin/ratchet").toString(), "status"), dir,
                 Map.of("PATH", tools.toString(), "JAVA_HOME", ""));
         assertEquals(1, noJava.code(), noJava.toString());
         assertTrue(noJava.err().contains("ratchet: no java on PATH: install Java 17 or later"), noJava.toString());
@@ -254,7 +226,7 @@ class ReleaseArchiveIT {
         Files.createSymbolicLink(links.resolve("ratchet-node"), release.resolve("bin/ratchet-node"));
         Map<String, String> java = Map.of("JAVA_HOME", echoingJava("17.0.9").toString());
 
-        Run defaults = run(List.of(links.resolve("ratchet-node").toString(), "--join"), dir, java);
+        Run defaults = processes.run(List.of(links.resolve("ratchet-node").toString(), "--join"), dir, java);
         assertEquals(0, defaults.code(), defaults.toString());
         assertEquals(List.of("-Dslf4j.provider=ch.qos.logback.classic.spi.LogbackServiceProvider",
                 "-Dslf4j.internal.verbosity=WARN", "-Dlogback.configurationFile=" + release.resolve("conf/logback.xml"),
@@ -267,7 +239,7 @@ class ReleaseArchiveIT {
         Map<String, String> environment = new HashMap<>(java);
         environment.put("RATCHET_JVM_OPTS", "-Xmx1g -Dratchet.log.level=DEBUG");
         environment.put("RATCHET_CONF", elsewhere.toString());
-        List<String> given = run(List.of(release.resolve("bin/ratchet-node").toString()), dir, environment).out().lines().toList();
+        List<String> given = processes.run(List.of(release.resolve("bin/ratchet-node").toString()), dir, environment).out().lines().toList();
         assertFalse(given.contains("-Xmx512m") || given.contains("-Xms256m"), "the heap is RATCHET_JVM_OPTS': " + given);
         assertEquals(List.of("-XX:+ExitOnOutOfMemoryError", "-Xmx1g", "-Dratchet.log.level=DEBUG", "-cp"),
                 given.subList(given.indexOf("-cp") - 3, given.indexOf("-cp") + 1), "after the file's: " + given);
@@ -309,14 +281,6 @@ class ReleaseArchiveIT {
         return jdk;
     }
 
-    private static int readyNodes(JsonNode status) {
-        int ready = 0;
-        for (JsonNode node : status.path("nodes")) {
-            ready += node.path("ready").asBoolean() ? 1 : 0;
-        }
-        return ready;
-    }
-
     /** The archive's conf/ratchet.conf made this node's: every line the test changes must be there. */
     private String nodeConfiguration(String id, String peers, int httpPort, Path etc) throws IOException {
         String text = Files.readString(home.resolve("conf/ratchet.conf"));
@@ -339,21 +303,9 @@ class ReleaseArchiveIT {
         return dir.resolve("etc").resolve(id + ".conf");
     }
 
-    /**
-     * Starts a node as the systemd unit does, from its data directory's parent, its log directory its own;
-     * RATCHET_JVM_OPTS keeps three nodes small on a small machine.
-     */
+    /** Starts a node as the systemd unit does, from its data directory's parent, its log directory its own. */
     private Process startNode(String id) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(home.resolve("bin/ratchet-node").toString(), "--conf", conf(id).toString())
-                .directory(Files.createDirectories(dir.resolve("data")).toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(id + ".out").toFile()));
-        clean(builder.environment());
-        builder.environment().put("RATCHET_LOG_DIR", dir.resolve("logs").resolve(id).toString());
-        builder.environment().put("RATCHET_JVM_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1");
-        Process p = builder.start();
-        started.add(p);
-        return p;
+        return processes.startNode(home, conf(id), dir.resolve("data"), dir.resolve(id + ".out"), dir.resolve("logs").resolve(id));
     }
 
     /** {@code bin/ratchet ARGS}, run from a directory of its own (not the release's, not the configuration's). */
@@ -362,49 +314,8 @@ class ReleaseArchiveIT {
     }
 
     private Run ratchet(List<String> args) throws IOException, InterruptedException {
-        return run(concat(List.of(home.resolve("bin/ratchet").toString()), args.toArray(String[]::new)),
+        return processes.run(concat(List.of(home.resolve("bin/ratchet").toString()), args.toArray(String[]::new)),
                 Files.createDirectories(dir.resolve("elsewhere")), Map.of());
-    }
-
-    private Run run(List<String> command, Path cwd, Map<String, String> environment) throws IOException, InterruptedException {
-        Path out = Files.createTempFile(dir, "out", ".txt");
-        Path err = Files.createTempFile(dir, "err", ".txt");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(cwd.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile());
-        clean(builder.environment());
-        environment.forEach((k, v) -> {
-            if (v.isEmpty()) {
-                builder.environment().remove(k);
-            } else {
-                builder.environment().put(k, v);
-            }
-        });
-        Process p = builder.start();
-        started.add(p);
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(command + " did not finish in 60 s");
-        }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
-    }
-
-    private static void clean(Map<String, String> environment) {
-        RATCHET_ENVIRONMENT.forEach(environment::remove);
-    }
-
-    private static List<String> concat(List<String> first, String... rest) {
-        List<String> all = new ArrayList<>(first);
-        all.addAll(List.of(rest));
-        return all;
-    }
-
-    private static boolean bindable(String address) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.bind(new InetSocketAddress(InetAddress.getByName(address), 0));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private static Path onPath(String program) {
