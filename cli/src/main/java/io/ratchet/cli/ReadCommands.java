@@ -92,20 +92,32 @@ final class ReadCommands {
                 print(o);
             } else {
                 out().println("leader: " + leader);
+                // One release (the usual case) on a line of its own; during a rolling upgrade, each node's.
+                List<String> releases = nodes.stream().filter(n -> n.error() == null).map(Status::release).distinct().toList();
+                boolean mixed = releases.size() > 1;
+                if (!mixed && !releases.isEmpty()) {
+                    out().println("release: " + releases.get(0));
+                }
                 long committed = nodes.stream().mapToLong(NodeStatus::commitIndex).max().orElse(0);
                 for (NodeStatus n : nodes) {
                     if (NodeStatus.STARTING.equals(n.role())) {
-                        out().printf("%-4s %-16s starting, applied %d of %d  %s%n", n.id(), n.address(), n.appliedIndex(),
-                                committed, ready(n));
+                        out().printf("%-4s %-16s starting, applied %d of %d  %s%s%n", n.id(), n.address(), n.appliedIndex(),
+                                committed, ready(n), mixed ? "  release " + release(n) : "");
                     } else {
-                        out().printf("%-4s %-16s %-11s term %-4d commit %-8d applied %-8d items %-8d %s%s%s%n", n.id(),
+                        out().printf("%-4s %-16s %-11s term %-4d commit %-8d applied %-8d items %-8d %s%s%s%s%n", n.id(),
                                 n.address(), n.role(), n.term(), n.commitIndex(), n.appliedIndex(), n.items(), ready(n),
-                                storage(n), n.error() == null ? "" : "  " + n.error());
+                                storage(n), mixed && n.error() == null ? "  release " + release(n) : "",
+                                n.error() == null ? "" : "  " + n.error());
                     }
                 }
                 out().flush();
             }
             return leader == null ? ExitCode.UNAVAILABLE : ExitCode.DONE;
+        }
+
+        /** The release a node said it runs; nodes of releases before they said it do not. */
+        private static String release(NodeStatus n) {
+            return n.release() != null ? n.release() : "(not said)";
         }
 
         /** The node's storage against its quota, and the alarm past 80%; nothing for a node that did not answer. */

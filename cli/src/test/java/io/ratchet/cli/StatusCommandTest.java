@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.client.Release;
 import io.ratchet.node.FreePorts;
 import io.ratchet.node.LocalCluster;
 import io.ratchet.protocol.Json;
@@ -51,6 +52,7 @@ class StatusCommandTest {
                 assertTrue(node.get("ready").asBoolean(), node.toString());
                 assertEquals(0, node.get("notReady").size());
                 assertEquals(leader, node.get("leader").asText(), "every node knows the leader");
+                assertEquals(Release.version(), node.get("release").asText(), "each node says its release");
                 assertTrue(node.get("commitIndex").asLong() >= node.get("appliedIndex").asLong() - 1000);
                 assertTrue(node.get("appliedIndex").asLong() >= 1);
                 ready.add(id);
@@ -61,13 +63,14 @@ class StatusCommandTest {
             assertEquals(ExitCode.DONE, text.code(), text.toString());
             List<String> lines = text.out().lines().toList();
             assertEquals("leader: " + leader, lines.get(0));
+            assertEquals("release: " + Release.version(), lines.get(1), "one release, said once");
             // The quota reads 256 MiB (what apply assumes) until the first leader's proposal of its own
             // (8 GiB, or its disk's size) has committed: the status may come before or after it.
-            for (String line : lines.subList(1, 4)) {
+            for (String line : lines.subList(2, 5)) {
                 assertTrue(line.matches("n[123] .* term \\d+ +commit \\d+ +applied \\d+ +items \\d+ +ready"
                         + "  storage [\\d.]+ (B|KiB) of [\\d.]+ (MiB|GiB) \\(0%\\)"), line);
             }
-            assertTrue(lines.get(4).matches("n4 .*UNREACHABLE.* not ready .*"), lines.get(4));
+            assertTrue(lines.get(5).matches("n4 .*UNREACHABLE.* not ready .*"), lines.get(5));
         }
     }
 }

@@ -24,10 +24,12 @@ import java.util.List;
  * @param error        why the node did not answer, when role is UNREACHABLE
  * @param configuration the cluster's members as this node knows them (empty for a node waiting to join,
  *                      or one that did not answer)
+ * @param release      the release the node runs ({@code ratchet-node --version}); null when it did not
+ *                     answer, or runs a release from before nodes said it
  */
 public record NodeStatus(String id, String address, String role, String leader, long term, long appliedIndex,
                          long commitIndex, long clusterTime, long items, long usedBytes, long quotaBytes, String error,
-                         Configuration configuration) {
+                         Configuration configuration, String release) {
     /**
      * A Raft configuration: its members and the log index of the entry that made it.
      *
@@ -58,7 +60,7 @@ public record NodeStatus(String id, String address, String role, String leader, 
     }
 
     static NodeStatus unreachable(String id, String address, String error) {
-        return new NodeStatus(id, address, "UNREACHABLE", null, 0, 0, 0, 0, 0, 0, 0, error, Configuration.NONE);
+        return new NodeStatus(id, address, "UNREACHABLE", null, 0, 0, 0, 0, 0, 0, 0, error, Configuration.NONE, null);
     }
 
     /** A node's answer to the admin service's {@code status}. */
@@ -72,6 +74,7 @@ public record NodeStatus(String id, String address, String role, String leader, 
                 s.path("term").asLong(), s.path("appliedIndex").asLong(), s.path("commitIndex").asLong(),
                 s.path("clusterTime").asLong(), s.path("items").asLong(), s.path("usedBytes").asLong(),
                 s.path("quotaBytes").asLong(), null,
-                new Configuration(conf.path("index").asLong(), conf.path("changing").asBoolean(), List.copyOf(members)));
+                new Configuration(conf.path("index").asLong(), conf.path("changing").asBoolean(), List.copyOf(members)),
+                s.path("release").isTextual() ? s.path("release").asText() : null);
     }
 }

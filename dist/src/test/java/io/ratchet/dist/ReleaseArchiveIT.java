@@ -125,6 +125,7 @@ class ReleaseArchiveIT {
             assertFalse(said.contains("SLF4J"), "the node names its logging provider, though lib/ holds two: " + said);
         }
         assertFalse(shown.err().contains("SLF4J"), "so does the command line: " + shown);
+        assertTrue(shown.out().contains("\nrelease: " + VERSION + "\n"), "every node runs this release: " + shown);
 
         // The leader's machine dies (kill -9); the two others go on, and take a write meanwhile.
         String leader = status.path("leader").asText();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
@@ -110,6 +111,13 @@ class RollingUpgradeIT {
                 await(id + " upgraded and caught up").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
                         .until(() -> status(currentHome), r -> r.code() == 0 && readyNodes(r.json()) == IDS.size());
                 load.awaitMore(50);
+                if (id.equals(order.get(0))) {
+                    // The previous release's nodes do not say which they are; this one's do, so each is shown.
+                    Run mixed = processes.run(List.of(currentHome.resolve("bin/ratchet").toString(), "--conf",
+                            conf("n1").toString(), "status"), dir, Map.of());
+                    assertTrue(mixed.out().contains("release " + VERSION) && mixed.out().contains("release (not said)"),
+                            mixed.toString());
+                }
                 // A client of the previous release reads through the mixed cluster.
                 Run oldClient = processes.run(List.of(previousHome.resolve("bin/ratchet").toString(), "--peers", peers,
                         "get", Load.COUNTER, "--json"), dir, Map.of());
@@ -139,6 +147,9 @@ class RollingUpgradeIT {
                     "every acknowledged increment, each once");
             System.out.printf("rolling upgrade from %s: %d writes and %d increments acknowledged, none failed; slowest %d ms%n",
                     PREVIOUS, load.acknowledged.size(), load.increments.get(), load.slowestMillis.get());
+        }
+        for (JsonNode node : status(currentHome).json().path("nodes")) {
+            assertEquals(VERSION, node.path("release").asText(), node.toString());
         }
         for (String id : IDS) {
             String command = String.join(" ", nodes.get(id).info().arguments().orElseThrow());

@@ -7,6 +7,7 @@ import io.ratchet.client.Credentials;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.AdminRpc;
+import io.ratchet.client.Release;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Json;
@@ -157,6 +158,7 @@ public final class AdminService implements AutoCloseable {
         o.put("id", nodeId);
         o.put("address", address);
         o.put("clusterId", groupId.getUuid().toString());
+        o.put("release", Release.version());
         if (d == null) {
             o.put("role", "STARTING");
             return CompletableFuture.completedFuture(o);
