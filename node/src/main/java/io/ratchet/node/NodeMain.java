@@ -120,8 +120,10 @@ public final class NodeMain {
             RatchetNode node;
             try {
                 node = RatchetNode.start(config, join);
-            } catch (IllegalStateException | java.io.IOException e) {
-                // A heap too small, storage that cannot be used: say so in one line, not a trace.
+            } catch (RuntimeException | java.io.IOException e) {
+                // A heap too small, storage that cannot be used: say so in one line, not a trace. Whatever it
+                // was, the process ends: Ratis' and gRPC's threads would otherwise keep a node that never
+                // started alive, and a service manager would take it for one that runs.
                 System.err.println("ratchet node " + config.id() + ": " + e.getMessage());
                 System.exit(1);
                 return;

@@ -187,7 +187,14 @@ public final class RatchetNode implements AutoCloseable {
                 .setStateMachine(stateMachine)
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
-        server.start();
+        try {
+            server.start();
+        } catch (IOException | RuntimeException e) {
+            // Ratis wraps what stopped it (the store refusing its layout, a port in use) in layers of its own,
+            // some unchecked: said here as the one cause, with what was opened closed again.
+            closeAll(List.of(server::close, frontEnd::close, admin::close, pace::close, metrics::close));
+            throw new IOException("node " + config.id() + " will not start: " + rootCause(e), e);
+        }
         // Only now: until start returns, looking up the Raft group blocks while it loads its snapshot and
         // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
         frontEnd.attach(server);
@@ -285,6 +292,30 @@ public final class RatchetNode implements AutoCloseable {
             return RaftState.of(server.getDivision(groupId)).member();
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /** What stopped a start, in words: the innermost cause, named by its kind unless that says nothing more. */
+    static String rootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        boolean plain = root instanceof IllegalStateException || root instanceof IllegalArgumentException;
+        return plain ? root.getMessage() : root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    private interface Closer {
+        void close() throws Exception;
+    }
+
+    private static void closeAll(List<Closer> closers) {
+        for (Closer c : closers) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debug("closing after a failed start: {}", e.toString());
+            }
         }
     }
 

@@ -43,9 +43,14 @@ record StoreMeta(long lastEntryIndex, long lastEntryTerm, long clusterTime, long
         if (b == null) {
             return null;
         }
+        if (b.length > 0 && b[0] > StateKeys.FORMAT) {
+            throw new IllegalStateException("the store holds state in layout " + b[0] + ", which a later release wrote;"
+                    + " this release reads layout " + StateKeys.FORMAT + ": run that release (or a later one) on this"
+                    + " storage, or restore a backup into an empty one");
+        }
         if (b.length == 0 || b[0] != StateKeys.FORMAT) {
             throw new IllegalStateException("the store holds state in layout " + (b.length == 0 ? "?" : b[0])
-                    + "; this build reads layout " + StateKeys.FORMAT);
+                    + "; this release reads layout " + StateKeys.FORMAT);
         }
         if (b.length != 1 + LONGS * Long.BYTES + 1) {
             throw new IllegalStateException("the store's position record has " + b.length + " bytes; it is damaged");

@@ -1,6 +1,7 @@
 package io.ratchet.statemachine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.protocol.Batch;
@@ -11,6 +12,7 @@ import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
+import io.ratchet.statemachine.kv.Changes;
 import io.ratchet.statemachine.kv.RocksKeyValueStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -157,6 +159,26 @@ class DiskStoreTest {
                     CompareExchangeStoreTest.entry(6_000, new Command.Put("a", "2", 4, null)), 5, 2).get(0);
             assertTrue(w.successful());
             assertEquals(5, store.get("a").index());
+        }
+    }
+
+    @Test
+    void aStoreALaterReleaseLaidOutIsRefusedSayingSoAndLeftAsItIs() {
+        Path db = dir.resolve("later");
+        try (RocksKeyValueStore kv = RocksKeyValueStore.open(db, SMALL)) {
+            new CompareExchangeStore(kv).applyEntry(CompareExchangeStoreTest.entry(5_000, new Command.Put("a", "1", 0, null)), 4, 2);
+            byte[] meta = kv.get(StoreMeta.key());
+            meta[0] = (byte) (StateKeys.FORMAT + 1);
+            Changes later = new Changes();
+            later.put(StoreMeta.key(), meta);
+            kv.write(later);
+        }
+        try (RocksKeyValueStore kv = RocksKeyValueStore.open(db, SMALL)) {
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new CompareExchangeStore(kv));
+            assertEquals("the store holds state in layout " + (StateKeys.FORMAT + 1) + ", which a later release wrote; this"
+                    + " release reads layout " + StateKeys.FORMAT + ": run that release (or a later one) on this storage, or"
+                    + " restore a backup into an empty one", refused.getMessage());
+            assertEquals(StateKeys.FORMAT + 1, kv.get(StoreMeta.key())[0], "nothing rewritten");
         }
     }
 }
