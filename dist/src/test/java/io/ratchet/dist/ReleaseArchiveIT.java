@@ -10,8 +10,8 @@ import static io.ratchet.dist.ReleaseProcesses.readyNodes;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.ratchet.dist.ReleaseProcesses.Run;
 import io.ratchet.node.FreePorts;
+import io.ratchet.node.ProcessRun;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -87,7 +87,7 @@ class ReleaseArchiveIT {
                 dir, Map.of()).code());
         for (int i = 0; i < IDS.size(); i++) {
             String id = IDS.get(i);
-            Run issued = processes.run(List.of(home.resolve("bin/ratchet-certs").toString(), "node", etc.toString(), id, HOSTS.get(i)),
+            ProcessRun issued = processes.run(List.of(home.resolve("bin/ratchet-certs").toString(), "node", etc.toString(), id, HOSTS.get(i)),
                     dir, Map.of());
             assertEquals(0, issued.code(), issued.toString());
             Files.writeString(conf(id), nodeConfiguration(id, peers, httpPort, etc));
@@ -102,12 +102,12 @@ class ReleaseArchiveIT {
         await("a write committed").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                 .until(() -> ratchet("--conf", conf("n1").toString(), "--timeout", "5s", "delete", "release/probe",
                         "--index", "1").code() == 1);
-        Run put = ratchet("--conf", conf("n1").toString(), "put", "release/greeting", "\"hello\"", "--index", "0", "--json");
+        ProcessRun put = ratchet("--conf", conf("n1").toString(), "put", "release/greeting", "\"hello\"", "--index", "0", "--json");
         assertEquals(0, put.code(), put.toString());
         long index = put.json().path("index").asLong();
         assertTrue(put.json().path("successful").asBoolean() && index > 0, put.toString());
         // Named by addresses and a CA instead of a node's configuration: the same item at the same index.
-        Run get = ratchet("--peers", peers, "--ca", etc.resolve("ca.pem").toString(), "get", "release/greeting", "--json");
+        ProcessRun get = ratchet("--peers", peers, "--ca", etc.resolve("ca.pem").toString(), "get", "release/greeting", "--json");
         assertEquals(0, get.code(), get.toString());
         assertEquals("hello", get.json().path("value").asText(), get.toString());
         assertEquals(index, get.json().path("index").asLong(), get.toString());
@@ -116,7 +116,7 @@ class ReleaseArchiveIT {
                 .until(() -> ratchet("--conf", conf("n2").toString(), "status", "--json"),
                         r -> r.code() == 0 && readyNodes(r.json()) == IDS.size())
                 .json();
-        Run shown = ratchet("--conf", conf("n3").toString(), "status");
+        ProcessRun shown = ratchet("--conf", conf("n3").toString(), "status");
         assertEquals(0, shown.code(), shown.toString());
         for (String id : IDS) {
             assertTrue(shown.out().contains(id + " ") && shown.out().contains(addresses.get(id)), shown.toString());
@@ -134,7 +134,7 @@ class ReleaseArchiveIT {
         assertTrue(killed.waitFor(30, TimeUnit.SECONDS));
         assertEquals(137, killed.exitValue(), "the JVM itself got the SIGKILL (128 + 9): the launcher exec'd it");
         String survivor = IDS.stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
-        Run whileDown = ratchet("--conf", conf(survivor).toString(), "put", "release/while-down", "\"yes\"", "--index", "0",
+        ProcessRun whileDown = ratchet("--conf", conf(survivor).toString(), "put", "release/while-down", "\"yes\"", "--index", "0",
                 "--json");
         assertEquals(0, whileDown.code(), whileDown.toString());
 
@@ -142,12 +142,12 @@ class ReleaseArchiveIT {
         nodes.put(leader, startNode(leader));
         List<String> fromItAlone = List.of("--peers", leader + "=" + addresses.get(leader), "--ca",
                 etc.resolve("ca.pem").toString(), "--timeout", "5s");
-        Run caughtUp = await("the restarted node serves the write it missed").atMost(Duration.ofSeconds(60))
+        ProcessRun caughtUp = await("the restarted node serves the write it missed").atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(500))
                 .until(() -> ratchet(concat(fromItAlone, "get", "release/while-down", "--stale", "--json")), r -> r.code() == 0);
         assertEquals(addresses.get(leader), caughtUp.json().path("servedBy").asText(), caughtUp.toString());
         assertEquals("yes", caughtUp.json().path("value").asText(), caughtUp.toString());
-        Run kept = ratchet(concat(fromItAlone, "get", "release/greeting", "--stale", "--json"));
+        ProcessRun kept = ratchet(concat(fromItAlone, "get", "release/greeting", "--stale", "--json"));
         assertEquals(0, kept.code(), kept.toString());
         assertEquals(index, kept.json().path("index").asLong(), kept.toString());
 
@@ -169,10 +169,10 @@ class ReleaseArchiveIT {
 
     @Test
     void bothLaunchersReportTheReleaseTheyCameIn() throws Exception {
-        Run cli = ratchet("--version");
+        ProcessRun cli = ratchet("--version");
         assertEquals(0, cli.code(), cli.toString());
         assertEquals("ratchet " + VERSION, cli.out().strip());
-        Run node = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir, Map.of());
+        ProcessRun node = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir, Map.of());
         assertEquals(0, node.code(), node.toString());
         assertEquals("ratchet-node " + VERSION, node.out().strip());
     }
@@ -180,20 +180,20 @@ class ReleaseArchiveIT {
     @Test
     void theLaunchersRefuseWhatTheyCannotRunSayingWhy() throws Exception {
         Path missing = dir.resolve("missing.conf");
-        Run noConf = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--conf", missing.toString()), dir, Map.of());
+        ProcessRun noConf = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--conf", missing.toString()), dir, Map.of());
         assertEquals(2, noConf.code(), noConf.toString());
         assertTrue(noConf.err().contains("ratchet-node: no node configuration at " + missing), noConf.toString());
-        Run noValue = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--join", "--conf"), dir, Map.of());
+        ProcessRun noValue = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--join", "--conf"), dir, Map.of());
         assertEquals(2, noValue.code(), noValue.toString());
         assertTrue(noValue.err().contains("--conf needs a FILE"), noValue.toString());
 
         Path notJava = dir.resolve("not-a-jdk");
-        Run badHome = processes.run(List.of(home.resolve("bin/ratchet").toString(), "status"), dir, Map.of("JAVA_HOME", notJava.toString()));
+        ProcessRun badHome = processes.run(List.of(home.resolve("bin/ratchet").toString(), "status"), dir, Map.of("JAVA_HOME", notJava.toString()));
         assertEquals(1, badHome.code(), badHome.toString());
         assertTrue(badHome.err().contains("ratchet: JAVA_HOME is " + notJava + ", which has no bin/java"), badHome.toString());
 
         // A Java 11 installation: its release file says so, and its java is never run.
-        Run old = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir,
+        ProcessRun old = processes.run(List.of(home.resolve("bin/ratchet-node").toString(), "--version"), dir,
                 Map.of("JAVA_HOME", echoingJava("11.0.2").toString()));
         assertEquals(1, old.code(), old.toString());
         assertTrue(old.err().contains("is Java 11.0.2; Ratchet needs Java 17 or later"), old.toString());
@@ -202,7 +202,7 @@ class ReleaseArchiveIT {
         // No JAVA_HOME and no java on the PATH: only what the launcher needs before it looks for java.
         Path tools = Files.createDirectories(dir.resolve("tools"));
         Files.copy(onPath("readlink"), tools.resolve("readlink"), StandardCopyOption.COPY_ATTRIBUTES);
-        Run noJava = processes.run(List.of(onPath("bash").toString(), home.resolve("bin/ratchet").toString(), "status"), dir,
+        ProcessRun noJava = processes.run(List.of(onPath("bash").toString(), home.resolve("bin/ratchet").toString(), "status"), dir,
                 Map.of("PATH", tools.toString(), "JAVA_HOME", ""));
         assertEquals(1, noJava.code(), noJava.toString());
         assertTrue(noJava.err().contains("ratchet: no java on PATH: install Java 17 or later"), noJava.toString());
@@ -227,7 +227,7 @@ class ReleaseArchiveIT {
         Files.createSymbolicLink(links.resolve("ratchet-node"), release.resolve("bin/ratchet-node"));
         Map<String, String> java = Map.of("JAVA_HOME", echoingJava("17.0.9").toString());
 
-        Run defaults = processes.run(List.of(links.resolve("ratchet-node").toString(), "--join"), dir, java);
+        ProcessRun defaults = processes.run(List.of(links.resolve("ratchet-node").toString(), "--join"), dir, java);
         assertEquals(0, defaults.code(), defaults.toString());
         assertEquals(List.of("-Dslf4j.provider=ch.qos.logback.classic.spi.LogbackServiceProvider",
                 "-Dslf4j.internal.verbosity=WARN", "-Dlogback.configurationFile=" + release.resolve("conf/logback.xml"),
@@ -310,11 +310,11 @@ class ReleaseArchiveIT {
     }
 
     /** {@code bin/ratchet ARGS}, run from a directory of its own (not the release's, not the configuration's). */
-    private Run ratchet(String... args) throws IOException, InterruptedException {
+    private ProcessRun ratchet(String... args) throws IOException, InterruptedException {
         return ratchet(List.of(args));
     }
 
-    private Run ratchet(List<String> args) throws IOException, InterruptedException {
+    private ProcessRun ratchet(List<String> args) throws IOException, InterruptedException {
         return processes.run(concat(List.of(home.resolve("bin/ratchet").toString()), args.toArray(String[]::new)),
                 Files.createDirectories(dir.resolve("elsewhere")), Map.of());
     }

@@ -1,9 +1,10 @@
 package io.ratchet.dist;
 
+import io.ratchet.node.ProcessRun;
+
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -21,29 +22,12 @@ import java.util.concurrent.TimeUnit;
  * nodes that keep running; and {@link #close} stops every process they started, whatever happened.
  */
 final class ReleaseProcesses implements AutoCloseable {
-    static final ObjectMapper JSON = new ObjectMapper();
     /** What a user's shell could hold that would steer the launchers away from what a test sets. */
     static final List<String> RATCHET_ENVIRONMENT = List.of("RATCHET_CONF", "RATCHET_PEERS", "RATCHET_HOME",
             "RATCHET_CA", "RATCHET_CERT", "RATCHET_KEY", "RATCHET_TOKEN", "RATCHET_JVM_OPTS", "RATCHET_LOG_DIR",
             "RATCHET_CLIENT_OPTS");
     /** Keeps three nodes small on a small machine. */
     static final String SMALL_NODE = "-Xmx256m -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1";
-
-    /** What a command came to. */
-    record Run(int code, String out, String err) {
-        JsonNode json() {
-            try {
-                return JSON.readTree(out);
-            } catch (IOException e) {
-                throw new AssertionError("not JSON: " + this, e);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
-        }
-    }
 
     /** Where the commands' output goes. */
     private final Path dir;
@@ -64,7 +48,7 @@ final class ReleaseProcesses implements AutoCloseable {
     }
 
     /** Runs {@code command} in {@code cwd} to its end (60 s at most), with {@code environment} (an empty value removes one). */
-    Run run(List<String> command, Path cwd, Map<String, String> environment) throws IOException, InterruptedException {
+    ProcessRun run(List<String> command, Path cwd, Map<String, String> environment) throws IOException, InterruptedException {
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
         ProcessBuilder builder = new ProcessBuilder(command).directory(cwd.toFile())
@@ -83,7 +67,7 @@ final class ReleaseProcesses implements AutoCloseable {
             p.destroyForcibly();
             throw new AssertionError(command + " did not finish in 60 s");
         }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+        return new ProcessRun(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 
     /**

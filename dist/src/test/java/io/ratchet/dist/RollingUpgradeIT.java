@@ -11,8 +11,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.dist.ReleaseProcesses.Run;
 import io.ratchet.node.FreePorts;
+import io.ratchet.node.ProcessRun;
 import io.ratchet.protocol.Item;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -113,13 +113,13 @@ class RollingUpgradeIT {
                 load.awaitMore(50);
                 if (id.equals(order.get(0))) {
                     // The previous release's nodes do not say which they are; this one's do, so each is shown.
-                    Run mixed = processes.run(List.of(currentHome.resolve("bin/ratchet").toString(), "--conf",
+                    ProcessRun mixed = processes.run(List.of(currentHome.resolve("bin/ratchet").toString(), "--conf",
                             conf("n1").toString(), "status"), dir, Map.of());
                     assertTrue(mixed.out().contains("release " + VERSION) && mixed.out().contains("release (not said)"),
                             mixed.toString());
                 }
                 // A client of the previous release reads through the mixed cluster.
-                Run oldClient = processes.run(List.of(previousHome.resolve("bin/ratchet").toString(), "--peers", peers,
+                ProcessRun oldClient = processes.run(List.of(previousHome.resolve("bin/ratchet").toString(), "--peers", peers,
                         "get", Load.COUNTER, "--json"), dir, Map.of());
                 assertEquals(0, oldClient.code(), "the previous release's command line, " + id + " upgraded: " + oldClient);
             }
@@ -235,7 +235,7 @@ class RollingUpgradeIT {
         return processes.startNode(home, conf(id), dir.resolve("data"), dir.resolve(id + ".out"), dir.resolve("logs").resolve(id));
     }
 
-    private Run status(Path home) throws IOException, InterruptedException {
+    private ProcessRun status(Path home) throws IOException, InterruptedException {
         return processes.run(List.of(home.resolve("bin/ratchet").toString(), "--conf", conf("n1").toString(), "--timeout", "5s",
                 "status", "--json"), dir, Map.of());
     }

@@ -146,10 +146,7 @@ public final class NodeMain {
                 String why = "node " + config.id() + " (ratchet " + Release.version() + ") halts: " + failure
                         + ". It stops rather than skip the entry and drift from the members that applied it: install the"
                         + " release the others run (README, \"Upgrading\"), then start it again; it goes on from that entry";
-                LOG.error(why);
-                System.err.println("ratchet " + why);
-                System.err.flush();
-                Runtime.getRuntime().halt(EXIT_LATER_RELEASE);
+                halt(why, EXIT_LATER_RELEASE);
             }
             LOG.error("node {} stops serving: its storage failed: {}", config.id(), failure);
             if (!failure.diskFull()) {
@@ -157,10 +154,7 @@ public final class NodeMain {
                         + "). A failed fsync cannot be retried (the kernel may have dropped what it could not write), so it "
                         + "stops rather than serve on: check or replace the disk, then start it again (it recovers from "
                         + "what it had made durable), or replace the node (README, \"Operating a cluster\")";
-                LOG.error(why);
-                System.err.println("ratchet " + why);
-                System.err.flush();
-                Runtime.getRuntime().halt(EXIT_STORAGE);
+                halt(why, EXIT_STORAGE);
             }
             if (!closeWithin(node, CLOSE_TIMEOUT)) {
                 LOG.error("node {} did not close within {} s after its disk filled; halting", config.id(), CLOSE_TIMEOUT.toSeconds());
@@ -169,6 +163,14 @@ public final class NodeMain {
             diskFilled = true;
         }
         stopped.await();
+    }
+
+    /** Says why in the log and on stderr, then ends the process at once with {@code code}, closing nothing. */
+    private static void halt(String why, int code) {
+        LOG.error(why);
+        System.err.println("ratchet " + why);
+        System.err.flush();
+        Runtime.getRuntime().halt(code);
     }
 
     /**

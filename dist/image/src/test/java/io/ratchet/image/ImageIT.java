@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ratchet.node.FreePorts;
+import io.ratchet.node.ProcessRun;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -84,21 +85,6 @@ class ImageIT {
     Path dir;
     /** Every process a test started, stopped after it whatever happened. */
     private final List<Process> started = new ArrayList<>();
-
-    record Run(int code, String out, String err) {
-        JsonNode json() {
-            try {
-                return JSON.readTree(out);
-            } catch (IOException e) {
-                throw new AssertionError("not JSON: " + this, e);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
-        }
-    }
 
     /** A running container: its directory, and its process (unshare, whose child is the container). */
     record Container(String id, Path own, Process process) {
@@ -234,11 +220,11 @@ class ImageIT {
         // line finds the cluster in the node's configuration (RATCHET_CONF in the image's environment).
         await("a write committed").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
                 .until(() -> exec(nodes.get("n1"), "ratchet", "--timeout", "5s", "delete", "image/probe", "--index", "1").code() == 1);
-        Run put = exec(nodes.get("n1"), "ratchet", "put", "image/greeting", "\"hello\"", "--index", "0", "--json");
+        ProcessRun put = exec(nodes.get("n1"), "ratchet", "put", "image/greeting", "\"hello\"", "--index", "0", "--json");
         assertEquals(0, put.code(), put.toString());
         long index = put.json().path("index").asLong();
         assertTrue(put.json().path("successful").asBoolean() && index > 0, put.toString());
-        Run get = exec(nodes.get("n2"), "ratchet", "get", "image/greeting", "--json");
+        ProcessRun get = exec(nodes.get("n2"), "ratchet", "get", "image/greeting", "--json");
         assertEquals(0, get.code(), get.toString());
         assertEquals("hello", get.json().path("value").asText(), get.toString());
         assertEquals(index, get.json().path("index").asLong(), get.toString());
@@ -272,7 +258,7 @@ class ImageIT {
         killed.java().destroyForcibly();
         assertTrue(killed.process().waitFor(30, TimeUnit.SECONDS), "the container ends with its PID 1");
         String survivor = IDS.stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
-        Run whileDown = exec(nodes.get(survivor), "ratchet", "put", "image/while-down", "\"yes\"", "--index", "0", "--json");
+        ProcessRun whileDown = exec(nodes.get(survivor), "ratchet", "put", "image/while-down", "\"yes\"", "--index", "0", "--json");
         assertEquals(0, whileDown.code(), whileDown.toString());
 
         // docker start: the same container again, its volume as the kill left it. It recovers from the volume,
@@ -280,12 +266,12 @@ class ImageIT {
         nodes.put(leader, start(leader, List.of()));
         Container restarted = nodes.get(leader);
         String[] fromItAlone = {"ratchet", "--peers", leader + "=" + addresses.get(leader), "--timeout", "5s"};
-        Run caughtUp = await("the restarted node serves the write it missed").atMost(Duration.ofSeconds(90))
+        ProcessRun caughtUp = await("the restarted node serves the write it missed").atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(500))
                 .until(() -> exec(restarted, concat(fromItAlone, "get", "image/while-down", "--stale", "--json")), r -> r.code() == 0);
         assertEquals(addresses.get(leader), caughtUp.json().path("servedBy").asText(), caughtUp.toString());
         assertEquals("yes", caughtUp.json().path("value").asText(), caughtUp.toString());
-        Run kept = exec(restarted, concat(fromItAlone, "get", "image/greeting", "--stale", "--json"));
+        ProcessRun kept = exec(restarted, concat(fromItAlone, "get", "image/greeting", "--stale", "--json"));
         assertEquals(0, kept.code(), kept.toString());
         assertEquals(index, kept.json().path("index").asLong(), kept.toString());
 
@@ -342,7 +328,7 @@ class ImageIT {
     }
 
     /** docker exec: {@code command} in the container's namespaces and root, as its user, with its environment. */
-    private Run exec(Container container, String... command) throws IOException, InterruptedException {
+    private ProcessRun exec(Container container, String... command) throws IOException, InterruptedException {
         Map<String, String> environment = new LinkedHashMap<>(environment());
         environment.put("HOSTNAME", container.id());
         environment.put("HOME", VOLUME);
@@ -361,7 +347,7 @@ class ImageIT {
             p.destroyForcibly();
             throw new AssertionError(List.of(command) + " did not finish in 60 s");
         }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+        return new ProcessRun(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 
     /** The image's env, without the host's, in its working directory: what an engine starts a command with. */
