@@ -232,7 +232,7 @@ final class Attempts {
      * having cost one refusal; the call goes on as if there were none.
      */
     private void hedge(Hedge hedge, byte method, String node, byte[] bytes, Duration timeout) {
-        CompletableFuture<Void> due = transport.after(Duration.ofNanos(hedgeNanos()));
+        CompletableFuture<Void> due = transport.deadline(Duration.ofNanos(hedgeNanos()));
         // Most calls are answered long before: their timer goes, not to fire for nothing.
         hedge.first.whenComplete((outcome, e) -> due.cancel(false));
         due.thenRun(() -> {

@@ -17,8 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
@@ -31,6 +29,8 @@ import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.apache.ratis.thirdparty.io.netty.channel.EventLoopGroup;
+import org.apache.ratis.thirdparty.io.netty.util.HashedWheelTimer;
+import org.apache.ratis.thirdparty.io.netty.util.Timeout;
 import org.apache.ratis.thirdparty.io.netty.channel.nio.NioEventLoopGroup;
 import org.apache.ratis.thirdparty.io.netty.channel.socket.nio.NioSocketChannel;
 import org.apache.ratis.thirdparty.io.netty.handler.ssl.NotSslRecordException;
@@ -44,7 +44,8 @@ final class GrpcConnector implements Transport.Connector {
     private static final int NETWORK_THREADS = 2;
 
     private final Map<String, CallStream> streams = new LinkedHashMap<>();
-    private final ScheduledExecutorService timers;
+    /** Calls' timeouts: on the process's deadline wheel, which this connector holds open until it closes. */
+    private final HashedWheelTimer deadlines;
     private final Credentials credentials;
     /**
      * This client's own network threads and gRPC executor, rather than gRPC's process-wide ones, so
@@ -59,12 +60,12 @@ final class GrpcConnector implements Transport.Connector {
      * @throws IllegalArgumentException when the credentials' TLS files cannot be read or used: they are
      *                                  read here, so a bad file fails at once rather than every call
      */
-    GrpcConnector(ScheduledExecutorService timers, Credentials credentials) {
+    GrpcConnector(Credentials credentials) {
         NodeChannels.requireUsable(credentials);
-        this.timers = timers;
         this.credentials = credentials;
         this.network = new NioEventLoopGroup(NETWORK_THREADS, DaemonThreads.named("ratchet-client-network"));
         this.callbacks = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-client-callbacks"));
+        this.deadlines = Deadlines.acquire();
     }
 
     @Override
@@ -91,7 +92,7 @@ final class GrpcConnector implements Transport.Connector {
         private Stream current;
 
         /** A call waiting for its answer, and the stream it went out on. */
-        private record Pending(CompletableFuture<Outcome> outcome, ScheduledFuture<?> timeout, Stream stream) {
+        private record Pending(CompletableFuture<Outcome> outcome, Timeout timeout, Stream stream) {
         }
 
         /**
@@ -134,8 +135,7 @@ final class GrpcConnector implements Transport.Connector {
             byte[] frame = Rpc.frame(id, method, message);
             synchronized (this) {
                 Stream stream = open();
-                ScheduledFuture<?> timer = timers.schedule(() -> finish(id, new Unanswered("timed out", true)),
-                        timeout.toNanos(), TimeUnit.NANOSECONDS);
+                Timeout timer = Deadlines.after(deadlines, timeout, () -> finish(id, new Unanswered("timed out", true)));
                 pending.put(id, new Pending(outcome, timer, stream));
                 try {
                     stream.requests.onNext(frame);
@@ -180,7 +180,7 @@ final class GrpcConnector implements Transport.Connector {
         private void finish(long id, Outcome outcome) {
             Pending p = pending.remove(id);
             if (p != null) {
-                p.timeout().cancel(false);
+                p.timeout().cancel();
                 p.outcome().complete(outcome);
             }
         }
@@ -258,6 +258,9 @@ final class GrpcConnector implements Transport.Connector {
     public void close() {
         List<CallStream> open;
         synchronized (streams) {
+            if (closed) {
+                return;
+            }
             closed = true;
             open = new ArrayList<>(streams.values());
             streams.clear();
@@ -273,6 +276,7 @@ final class GrpcConnector implements Transport.Connector {
             Thread.currentThread().interrupt();
         } finally {
             callbacks.shutdownNow();
+            Deadlines.release();
         }
     }
 }

@@ -98,7 +98,7 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public static RatchetClient connect(ClientOptions options) {
-        return new RatchetClient(options, timers -> new GrpcConnector(timers, options.credentials()));
+        return new RatchetClient(options, timers -> new GrpcConnector(options.credentials()));
     }
 
     /** A client whose calls go through {@code connector} instead of gRPC: the seam the in-process tests use. */

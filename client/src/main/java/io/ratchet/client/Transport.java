@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.thirdparty.io.netty.util.HashedWheelTimer;
 import java.util.function.Function;
 
 /**
@@ -74,6 +75,8 @@ final class Transport implements AutoCloseable {
     /** The client's timers: call timeouts, and pauses between attempts in {@link Attempts}. */
     private final ScheduledThreadPoolExecutor timers;
     private final Connector connector;
+    /** Hedges' deadlines: the process's wheel, held open until this closes. */
+    private final HashedWheelTimer deadlines;
     private volatile String leader;
     private volatile boolean closed;
 
@@ -83,6 +86,15 @@ final class Transport implements AutoCloseable {
         this.leader = addresses.get(0);
         this.timers = timers();
         this.connector = connector.apply(timers);
+        this.deadlines = Deadlines.acquire();
+    }
+
+    /**
+     * Completes {@code delay} from now, give or take {@link Deadlines#TICK} late, never early: for a
+     * deadline that is nearly always cancelled first (a hedge). Cancelling it takes the timer away.
+     */
+    CompletableFuture<Void> deadline(Duration delay) {
+        return Deadlines.future(deadlines, delay);
     }
 
     /**
@@ -150,12 +162,16 @@ final class Transport implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
         try {
             connector.close();
         } finally {
             timers.shutdownNow();
+            Deadlines.release();
         }
     }
 
