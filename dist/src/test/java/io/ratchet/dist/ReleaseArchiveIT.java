@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.node.FreePorts;
+import io.ratchet.node.HostPeers;
 import io.ratchet.node.ProcessRun;
 import java.io.File;
 import java.io.IOException;
@@ -77,11 +78,8 @@ class ReleaseArchiveIT {
         assumeTrue(bindable(HOSTS.get(0)), HOSTS.get(0) + " cannot be bound here (on Linux every 127.x address is local)");
         int port = FreePorts.next();
         int httpPort = FreePorts.next();
-        Map<String, String> addresses = new LinkedHashMap<>();
-        for (int i = 0; i < IDS.size(); i++) {
-            addresses.put(IDS.get(i), HOSTS.get(i) + ":" + port);
-        }
-        String peers = addresses.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+        Map<String, String> addresses = HostPeers.of(IDS, HOSTS, port).addresses();
+        String peers = HostPeers.of(IDS, HOSTS, port).line();
         Path etc = Files.createDirectories(dir.resolve("etc"));
         assertEquals(0, processes.run(List.of(home.resolve("bin/ratchet-certs").toString(), "ca", etc.toString(), "Release CA"),
                 dir, Map.of()).code());

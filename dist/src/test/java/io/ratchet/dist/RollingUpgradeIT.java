@@ -12,6 +12,7 @@ import io.ratchet.client.ClientOptions;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.node.FreePorts;
+import io.ratchet.node.HostPeers;
 import io.ratchet.node.ProcessRun;
 import io.ratchet.protocol.Item;
 import java.io.IOException;
@@ -31,7 +32,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -82,8 +82,7 @@ class RollingUpgradeIT {
         assumeTrue(bindable(HOSTS.get(0)), HOSTS.get(0) + " cannot be bound here (on Linux every 127.x address is local)");
         processes = new ReleaseProcesses(dir);
         int port = FreePorts.next();
-        String peers = java.util.stream.IntStream.range(0, IDS.size())
-                .mapToObj(i -> IDS.get(i) + "=" + HOSTS.get(i) + ":" + port).collect(Collectors.joining(","));
+        String peers = HostPeers.of(IDS, HOSTS, port).line();
         for (String id : IDS) {
             Files.writeString(conf(id), "id=" + id + "\npeers=" + peers + "\nstorage=" + dir.resolve("data").resolve(id) + "\n");
             nodes.put(id, start(previousHome, id));

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ratchet.node.FreePorts;
+import io.ratchet.node.HostPeers;
 import io.ratchet.node.ProcessRun;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -197,11 +197,8 @@ class ImageIT {
     void threeContainersServeTheCommandLineAndOneKilledAndStartedAgainFromItsVolumeServesWhatItMissed() throws Exception {
         int port = FreePorts.next();
         int httpPort = FreePorts.next();
-        Map<String, String> addresses = new LinkedHashMap<>();
-        for (int i = 0; i < IDS.size(); i++) {
-            addresses.put(IDS.get(i), HOSTS.get(i) + ":" + port);
-        }
-        String peers = addresses.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+        Map<String, String> addresses = HostPeers.of(IDS, HOSTS, port).addresses();
+        String peers = HostPeers.of(IDS, HOSTS, port).line();
         Map<String, Container> nodes = new HashMap<>();
         for (int i = 0; i < IDS.size(); i++) {
             String id = IDS.get(i);
