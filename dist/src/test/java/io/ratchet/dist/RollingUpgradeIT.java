@@ -123,6 +123,7 @@ class RollingUpgradeIT {
                 assertEquals(0, oldClient.code(), "the previous release's command line, " + id + " upgraded: " + oldClient);
             }
             // From this release on, a leader told to stop hands over first: a restart of the leader is a transfer.
+            long slowestUpgrading = load.slowestMillis.getAndSet(0);
             String upgradedLeader = status(currentHome).json().path("leader").asText();
             Process leading = nodes.get(upgradedLeader);
             leading.destroy();
@@ -144,8 +145,9 @@ class RollingUpgradeIT {
             }
             assertEquals(load.increments.get(), writer.get(Load.COUNTER).orElseThrow().valueNode().asLong(),
                     "every acknowledged increment, each once");
-            System.out.printf("rolling upgrade from %s: %d writes and %d increments acknowledged, none failed; slowest %d ms%n",
-                    PREVIOUS, load.acknowledged.size(), load.increments.get(), load.slowestMillis.get());
+            System.out.printf("rolling upgrade from %s: %d writes and %d increments acknowledged, none failed; slowest %d ms"
+                    + " while upgrading, %d ms while the upgraded leader restarted%n", PREVIOUS, load.acknowledged.size(),
+                    load.increments.get(), slowestUpgrading, load.slowestMillis.get());
         }
         for (JsonNode node : status(currentHome).json().path("nodes")) {
             assertEquals(VERSION, node.path("release").asText(), node.toString());
