@@ -24,13 +24,15 @@ class DeadlinesTest {
             due.get(5, TimeUnit.SECONDS);
             assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(50), "not early");
 
+            // A cancelled timer's task never runs, and cancelling the future takes its timer off the wheel.
+            long pendingBefore = wheel.pendingTimeouts();
             AtomicBoolean ran = new AtomicBoolean();
-            CompletableFuture<Void> cancelled = Deadlines.future(wheel, Duration.ofMillis(20));
-            cancelled.whenComplete((v, e) -> ran.set(!cancelled.isCancelled()));
+            Deadlines.after(wheel, Duration.ofMillis(20), () -> ran.set(true)).cancel();
+            CompletableFuture<Void> cancelled = Deadlines.future(wheel, Duration.ofSeconds(30));
             assertTrue(cancelled.cancel(false));
-            // Twice its delay and a few ticks later, the wheel has long passed its slot.
-            CompletableFuture<Void> later = Deadlines.future(wheel, Duration.ofMillis(80));
-            later.get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5)).until(() -> wheel.pendingTimeouts() == pendingBefore);
+            // Well past the first timer's slot: the wheel has passed it by.
+            Deadlines.future(wheel, Duration.ofMillis(80)).get(5, TimeUnit.SECONDS);
             assertFalse(ran.get(), "a cancelled deadline does not run");
         } finally {
             Deadlines.release();

@@ -74,7 +74,9 @@ class RollingUpgradeIT {
 
     @AfterEach
     void stopEveryProcess() throws InterruptedException {
-        processes.close();
+        if (processes != null) {
+            processes.close();
+        }
     }
 
     @Test
@@ -94,48 +96,53 @@ class RollingUpgradeIT {
         try (RatchetClient writer = RatchetClient.connect(options); RatchetClient counter = RatchetClient.connect(options)) {
             Load load = new Load(writer, counter);
             load.start();
-            load.awaitMore(50);
+            long slowestUpgrading;
+            try {
+                load.awaitMore(50);
 
-            // Followers first, then the leader: one leader change, which its hand-over on SIGTERM makes a transfer.
-            String leader = status(currentHome).json().path("leader").asText();
-            List<String> order = new ArrayList<>(IDS);
-            order.remove(leader);
-            order.add(leader);
-            for (String id : order) {
-                Process old = nodes.get(id);
-                old.destroy();
-                assertTrue(old.waitFor(30, TimeUnit.SECONDS), id + " stopped within the unit's TimeoutStopSec");
-                assertEquals(143, old.exitValue(), id + " closed on SIGTERM: " + said(id));
-                nodes.put(id, start(currentHome, id));
-                await(id + " upgraded and caught up").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+                // Followers first, then the leader: one leader change, which its hand-over on SIGTERM makes a transfer.
+                String leader = status(currentHome).json().path("leader").asText();
+                List<String> order = new ArrayList<>(IDS);
+                order.remove(leader);
+                order.add(leader);
+                for (String id : order) {
+                    Process old = nodes.get(id);
+                    old.destroy();
+                    assertTrue(old.waitFor(30, TimeUnit.SECONDS), id + " stopped within the unit's TimeoutStopSec");
+                    assertEquals(143, old.exitValue(), id + " closed on SIGTERM: " + said(id));
+                    nodes.put(id, start(currentHome, id));
+                    await(id + " upgraded and caught up").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+                            .until(() -> status(currentHome), r -> r.code() == 0 && readyNodes(r.json()) == IDS.size());
+                    load.awaitMore(50);
+                    if (id.equals(order.get(0))) {
+                        // The previous release's nodes do not say which they are; this one's do, so each is shown.
+                        ProcessRun mixed = processes.run(List.of(currentHome.resolve("bin/ratchet").toString(), "--conf",
+                                conf("n1").toString(), "status"), dir, Map.of());
+                        assertTrue(mixed.out().contains("release " + VERSION) && mixed.out().contains("release (not said)"),
+                                mixed.toString());
+                    }
+                    // A client of the previous release reads through the mixed cluster.
+                    ProcessRun oldClient = processes.run(List.of(previousHome.resolve("bin/ratchet").toString(), "--peers", peers,
+                            "get", Load.COUNTER, "--json"), dir, Map.of());
+                    assertEquals(0, oldClient.code(), "the previous release's command line, " + id + " upgraded: " + oldClient);
+                }
+                // From this release on, a leader told to stop hands over first: a restart of the leader is a transfer.
+                slowestUpgrading = load.slowestMillis.getAndSet(0);
+                String upgradedLeader = status(currentHome).json().path("leader").asText();
+                Process leading = nodes.get(upgradedLeader);
+                leading.destroy();
+                assertTrue(leading.waitFor(30, TimeUnit.SECONDS));
+                assertEquals(143, leading.exitValue());
+                String log = Files.readString(dir.resolve("logs").resolve(upgradedLeader).resolve("ratchet-node.log"));
+                assertTrue(log.contains("node " + upgradedLeader + " leads and is stopping: it hands leadership to"), log);
+                nodes.put(upgradedLeader, start(currentHome, upgradedLeader));
+                await(upgradedLeader + " back").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
                         .until(() -> status(currentHome), r -> r.code() == 0 && readyNodes(r.json()) == IDS.size());
                 load.awaitMore(50);
-                if (id.equals(order.get(0))) {
-                    // The previous release's nodes do not say which they are; this one's do, so each is shown.
-                    ProcessRun mixed = processes.run(List.of(currentHome.resolve("bin/ratchet").toString(), "--conf",
-                            conf("n1").toString(), "status"), dir, Map.of());
-                    assertTrue(mixed.out().contains("release " + VERSION) && mixed.out().contains("release (not said)"),
-                            mixed.toString());
-                }
-                // A client of the previous release reads through the mixed cluster.
-                ProcessRun oldClient = processes.run(List.of(previousHome.resolve("bin/ratchet").toString(), "--peers", peers,
-                        "get", Load.COUNTER, "--json"), dir, Map.of());
-                assertEquals(0, oldClient.code(), "the previous release's command line, " + id + " upgraded: " + oldClient);
+            } finally {
+                // Stopped whatever happened: a failed step must not leave two loops spinning on a closed client.
+                load.stop();
             }
-            // From this release on, a leader told to stop hands over first: a restart of the leader is a transfer.
-            long slowestUpgrading = load.slowestMillis.getAndSet(0);
-            String upgradedLeader = status(currentHome).json().path("leader").asText();
-            Process leading = nodes.get(upgradedLeader);
-            leading.destroy();
-            assertTrue(leading.waitFor(30, TimeUnit.SECONDS));
-            assertEquals(143, leading.exitValue());
-            String log = Files.readString(dir.resolve("logs").resolve(upgradedLeader).resolve("ratchet-node.log"));
-            assertTrue(log.contains("node " + upgradedLeader + " leads and is stopping: it hands leadership to"), log);
-            nodes.put(upgradedLeader, start(currentHome, upgradedLeader));
-            await(upgradedLeader + " back").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
-                    .until(() -> status(currentHome), r -> r.code() == 0 && readyNodes(r.json()) == IDS.size());
-            load.awaitMore(50);
-            load.stop();
 
             assertEquals(List.of(), load.errors, "a client saw no error during the upgrade");
             assertTrue(load.acknowledged.size() > 150, "writes went on throughout: " + load.acknowledged.size());
@@ -223,8 +230,11 @@ class RollingUpgradeIT {
             await("writes go on").atMost(Duration.ofSeconds(60)).until(() -> acknowledged.size() >= target);
         }
 
+        /** Ends both loops and waits for them; a second call does nothing. */
         void stop() throws Exception {
-            running.set(false);
+            if (!running.getAndSet(false)) {
+                return;
+            }
             for (Future<?> loop : loops) {
                 loop.get(60, TimeUnit.SECONDS);
             }
