@@ -1,6 +1,6 @@
 package io.ratchet.chaos;
 
-import io.ratchet.client.Durations;
+import io.ratchet.common.Durations;
 import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
 

@@ -2,7 +2,7 @@ package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.ClientOptions;
-import io.ratchet.client.Durations;
+import io.ratchet.common.Durations;
 import io.ratchet.client.backup.Backups;
 import io.ratchet.client.backup.SavedBackup;
 import java.io.IOException;

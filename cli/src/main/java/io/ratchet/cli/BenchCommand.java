@@ -4,7 +4,7 @@ import io.ratchet.bench.BenchReport;
 import io.ratchet.bench.CpuMeter;
 import io.ratchet.bench.LoadRunner;
 import io.ratchet.bench.Workload;
-import io.ratchet.client.Durations;
+import io.ratchet.common.Durations;
 import io.ratchet.client.RatchetClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,8 +2,8 @@ package io.ratchet.cli;
 
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterUnavailableException;
-import io.ratchet.client.Credentials;
-import io.ratchet.client.Durations;
+import io.ratchet.common.Credentials;
+import io.ratchet.common.Durations;
 import io.ratchet.client.RatchetClient;
 import java.io.IOException;
 import java.net.InetSocketAddress;

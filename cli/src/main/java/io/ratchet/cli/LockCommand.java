@@ -1,15 +1,15 @@
 package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.Durations;
+import io.ratchet.common.Durations;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.lock.FairLocks;
-import io.ratchet.client.lock.Lease;
-import io.ratchet.client.lock.LeaseLostException;
-import io.ratchet.client.lock.LockHolder;
-import io.ratchet.client.lock.LockOptions;
-import io.ratchet.client.lock.Locks;
-import io.ratchet.client.lock.QueueLease;
+import io.ratchet.recipes.lock.FairLocks;
+import io.ratchet.recipes.lock.Lease;
+import io.ratchet.recipes.lock.LeaseLostException;
+import io.ratchet.recipes.lock.LockHolder;
+import io.ratchet.recipes.lock.LockOptions;
+import io.ratchet.recipes.lock.Locks;
+import io.ratchet.recipes.lock.QueueLease;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Command;
@@ -99,7 +99,7 @@ final class LockCommand implements Runnable {
             try {
                 Duration duration = Durations.parse(lease);
                 print(fair ? lease("renewed", new FairLocks(c).renew(name, index, duration))
-                        : lease("renewed", c.locks().renew(name, index, duration)));
+                        : lease("renewed", new Locks(c).renew(name, index, duration)));
                 return ExitCode.DONE;
             } catch (LeaseLostException e) {
                 print(refused("renewed", name, e.holder()));
@@ -123,7 +123,7 @@ final class LockCommand implements Runnable {
                 if (fair) {
                     new FairLocks(c).release(name, index);
                 } else {
-                    c.locks().release(name, index);
+                    new Locks(c).release(name, index);
                 }
                 print(released(name));
                 return ExitCode.DONE;

@@ -6,7 +6,7 @@ import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PermissionDeniedException;
-import io.ratchet.client.Release;
+import io.ratchet.common.Release;
 import io.ratchet.client.DiskFullException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;

@@ -1,10 +1,11 @@
 package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.Durations;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.reservation.Reservation;
-import io.ratchet.client.reservation.ReservationResult;
+import io.ratchet.common.Durations;
+import io.ratchet.recipes.reservation.Reservation;
+import io.ratchet.recipes.reservation.ReservationResult;
+import io.ratchet.recipes.reservation.Reservations;
 import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,10 +27,10 @@ final class ReserveCommand extends ClientCommand {
     int run(RatchetClient c) {
         ReservationResult r;
         if (ttl == null) {
-            r = c.reservations().reserve(key, owner);
+            r = new Reservations(c).reserve(key, owner);
         } else {
             Duration lapse = Durations.parse(ttl);
-            r = c.reservations().reserve(key, owner, lapse);
+            r = new Reservations(c).reserve(key, owner, lapse);
         }
         Reservation current = r.current();
         ObjectNode o = Output.object();

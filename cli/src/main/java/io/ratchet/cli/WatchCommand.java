@@ -1,7 +1,7 @@
 package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.Durations;
+import io.ratchet.common.Durations;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.WatchResult;
 import io.ratchet.protocol.Limits;

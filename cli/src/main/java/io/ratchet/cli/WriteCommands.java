@@ -2,7 +2,7 @@ package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.CompareExchangeResult;
-import io.ratchet.client.Durations;
+import io.ratchet.common.Durations;
 import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.protocol.Json;

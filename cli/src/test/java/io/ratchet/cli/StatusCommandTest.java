@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.ratchet.client.Release;
+import io.ratchet.common.Release;
 import io.ratchet.node.FreePorts;
 import io.ratchet.node.LocalCluster;
 import io.ratchet.protocol.Json;

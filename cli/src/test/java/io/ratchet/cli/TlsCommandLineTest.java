@@ -3,7 +3,7 @@ package io.ratchet.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ratchet.client.Credentials;
+import io.ratchet.common.Credentials;
 import io.ratchet.node.CertificateAuthority;
 import io.ratchet.node.LocalCluster;
 import java.nio.file.Path;

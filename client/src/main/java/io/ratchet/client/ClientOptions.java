@@ -1,5 +1,6 @@
 package io.ratchet.client;
 
+import io.ratchet.common.Credentials;
 import io.ratchet.protocol.Command;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -2,7 +2,8 @@ package io.ratchet.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.tls.Causes;
+import io.ratchet.common.NodeChannels;
+import io.ratchet.common.tls.Causes;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Json;
 import java.io.IOException;

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.ratchet.client.internal.KeyWindow;
 import io.ratchet.protocol.Keys;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * Per-key counters of optimistic-concurrency loops: how many attempts each commit of a key took, how
  * often the key was the one that had moved (a conflict), and how often a loop gave up on it. The retry
- * loops in {@code io.ratchet.client.session} record here; an application that runs its own loop may
+ * loops in {@code io.ratchet.recipes.session} record here; an application that runs its own loop may
  * record too. Read it with {@link RatchetClient#metrics()}.
  *
  * <p>Reading the numbers: {@link KeyStats#attemptsPerCommit()} near 1.0 is healthy; above 2 the key is

@@ -1,6 +1,7 @@
 package io.ratchet.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.common.Readiness;
 import io.ratchet.protocol.Result;
 import java.util.ArrayList;
 import java.util.List;

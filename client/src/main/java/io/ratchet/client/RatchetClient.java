@@ -1,9 +1,11 @@
 package io.ratchet.client;
 
-import io.ratchet.client.lock.Locks;
-import io.ratchet.client.reservation.Reservations;
-import io.ratchet.client.session.ClusterSession;
-import io.ratchet.client.session.SessionOptions;
+import io.ratchet.client.internal.Attempts;
+import io.ratchet.client.internal.ClientSession;
+import io.ratchet.client.internal.GrpcConnector;
+import io.ratchet.client.internal.Transport;
+import io.ratchet.common.GroupCommit;
+import io.ratchet.common.GrpcLogging;
 import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
@@ -113,29 +115,6 @@ public final class RatchetClient implements AutoCloseable {
     /** Per-key attempt, commit and conflict counters of the retry loops run over this client. */
     public Metrics metrics() {
         return metrics;
-    }
-
-    /** A new unit of work over documents and items, saved as one transaction with Atomic Guards. */
-    public ClusterSession openSession() {
-        return new ClusterSession(this, SessionOptions.defaults());
-    }
-
-    /** As {@link #openSession()}, with options (e.g. validation of what the session only read). */
-    public ClusterSession openSession(SessionOptions sessionOptions) {
-        return new ClusterSession(this, sessionOptions);
-    }
-
-    /**
-     * The lock recipe over this client, with default options: a fresh owner id for each call and a
-     * maximum lease of one hour. For other options use {@code new Locks(client, options)}.
-     */
-    public Locks locks() {
-        return new Locks(this);
-    }
-
-    /** Create-only reservations of unique keys (emails, usernames) over this client. */
-    public Reservations reservations() {
-        return new Reservations(this);
     }
 
     // ---- writes
@@ -630,7 +609,7 @@ public final class RatchetClient implements AutoCloseable {
         return Json.write(value);
     }
 
-    static Throwable unwrap(Throwable t) {
+    public static Throwable unwrap(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }

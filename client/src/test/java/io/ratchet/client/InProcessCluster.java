@@ -1,9 +1,13 @@
 package io.ratchet.client;
 
-import io.ratchet.client.Transport.Answered;
-import io.ratchet.client.Transport.Outcome;
-import io.ratchet.client.Transport.Refused;
-import io.ratchet.client.Transport.Unanswered;
+import io.ratchet.client.internal.Attempts;
+import io.ratchet.client.internal.GrpcConnector;
+import io.ratchet.client.internal.Transport.Answered;
+import io.ratchet.client.internal.Transport.Outcome;
+import io.ratchet.client.internal.Transport.Refused;
+import io.ratchet.client.internal.Transport.Unanswered;
+import io.ratchet.client.internal.Transport;
+import io.ratchet.common.Credentials;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;

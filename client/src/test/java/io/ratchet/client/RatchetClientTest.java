@@ -1,17 +1,7 @@
 package io.ratchet.client;
 
-import static io.ratchet.client.InProcessCluster.N1;
-import static io.ratchet.client.InProcessCluster.N2;
-import static io.ratchet.client.InProcessCluster.N3;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import io.ratchet.client.internal.Attempts;
+import io.ratchet.client.internal.Transport;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
@@ -29,6 +19,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import static io.ratchet.client.InProcessCluster.N1;
+import static io.ratchet.client.InProcessCluster.N2;
+import static io.ratchet.client.InProcessCluster.N3;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The client against {@link InProcessCluster}: the real store behind the client's own connector seam. */
 @Timeout(10)

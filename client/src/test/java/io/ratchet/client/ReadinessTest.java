@@ -1,11 +1,11 @@
 package io.ratchet.client;
 
+import io.ratchet.common.Readiness;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.util.List;
-import org.junit.jupiter.api.Test;
 
 /** The one rule that /health/ready and {@code ratchet status} share. */
 class ReadinessTest {

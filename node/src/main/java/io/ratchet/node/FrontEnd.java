@@ -2,7 +2,7 @@ package io.ratchet.node;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
-import io.ratchet.client.GroupCommit;
+import io.ratchet.common.GroupCommit;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.Batch;

@@ -1,6 +1,6 @@
 package io.ratchet.node;
 
-import io.ratchet.client.Credentials;
+import io.ratchet.common.Credentials;
 import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.ByteSize;
 import io.ratchet.protocol.Limits;

@@ -1,7 +1,7 @@
 package io.ratchet.node;
 
-import io.ratchet.client.GrpcLogging;
-import io.ratchet.client.Release;
+import io.ratchet.common.GrpcLogging;
+import io.ratchet.common.Release;
 import java.nio.file.Path;
 import java.util.List;
 import java.time.Duration;

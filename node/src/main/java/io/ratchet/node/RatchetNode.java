@@ -2,7 +2,7 @@ package io.ratchet.node;
 
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.InvalidRequestException;
-import io.ratchet.client.Readiness;
+import io.ratchet.common.Readiness;
 import io.ratchet.node.admin.AdminService;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.NodeTls;

@@ -1,7 +1,7 @@
 package io.ratchet.node;
 
-import io.ratchet.client.Credentials;
-import io.ratchet.client.NodeChannels;
+import io.ratchet.common.Credentials;
+import io.ratchet.common.NodeChannels;
 import io.ratchet.protocol.SnapshotRpc;
 import io.ratchet.statemachine.BackupFile;
 import io.ratchet.statemachine.SnapshotSource;

@@ -1,6 +1,6 @@
 package io.ratchet.node;
 
-import io.ratchet.client.Credentials;
+import io.ratchet.common.Credentials;
 import io.ratchet.node.security.TlsFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;

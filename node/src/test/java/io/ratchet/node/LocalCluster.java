@@ -3,7 +3,7 @@ package io.ratchet.node;
 import static org.awaitility.Awaitility.await;
 
 import io.ratchet.client.ClientOptions;
-import io.ratchet.client.Credentials;
+import io.ratchet.common.Credentials;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.Codec;

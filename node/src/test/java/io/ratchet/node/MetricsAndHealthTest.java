@@ -1,10 +1,5 @@
 package io.ratchet.node;
 
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
@@ -12,6 +7,7 @@ import io.ratchet.client.TransactionResult;
 import io.ratchet.client.WatchResult;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Json;
+import io.ratchet.recipes.lock.Locks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -30,6 +26,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What an operator's Prometheus and load balancer see of a real 3-node cluster: {@code /metrics} in
@@ -57,7 +57,7 @@ class MetricsAndHealthTest {
             TransactionResult txn = client.transaction(List.of(new Command.Put("metrics/txn", "1", 0, null),
                     new Command.Check("metrics/item-2", last + 1000)));
             assertFalse(txn.successful());
-            assertTrue(client.locks().tryAcquire("metrics-printer", Duration.ofMinutes(5)).isPresent());
+            assertTrue(new Locks(client).tryAcquire("metrics-printer", Duration.ofMinutes(5)).isPresent());
             CompareExchangeResult lastWrite = client.put("metrics/last", "done", 0);
             long lastIndex = lastWrite.index();
 

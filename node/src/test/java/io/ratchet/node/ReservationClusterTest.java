@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
-import io.ratchet.client.reservation.Reservation;
-import io.ratchet.client.reservation.ReservationResult;
-import io.ratchet.client.reservation.Reservations;
+import io.ratchet.recipes.reservation.Reservation;
+import io.ratchet.recipes.reservation.ReservationResult;
+import io.ratchet.recipes.reservation.Reservations;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Result;
@@ -28,7 +28,7 @@ class ReservationClusterTest extends SharedClusterTest {
 
     @Test
     void anEmailIsReservedOnceARetryBySameOwnerIsToldItHoldsItAndReleaseFreesIt() {
-        Reservations reservations = cluster.client().reservations();
+        Reservations reservations = new Reservations(cluster.client());
         ReservationResult ada = reservations.reserve("emails/ada@example.com", "users/1");
         assertTrue(ada.reserved());
         assertEquals("users/1", ada.current().owner());
@@ -49,7 +49,7 @@ class ReservationClusterTest extends SharedClusterTest {
 
     @Test
     void aReservationWithATtlLapsesOnClusterTimeAndThenAnotherOwnerGetsIt() {
-        Reservations reservations = cluster.client().reservations();
+        Reservations reservations = new Reservations(cluster.client());
         Duration ttl = Duration.ofSeconds(1);
         ReservationResult brief = reservations.reserve("usernames/ada", "users/1", ttl);
         assertTrue(brief.reserved());
@@ -70,7 +70,7 @@ class ReservationClusterTest extends SharedClusterTest {
     @Test
     void reservingAnEmailWithTheUserDocumentWritesBothOrNeither() {
         RatchetClient client = cluster.client();
-        Reservations reservations = client.reservations();
+        Reservations reservations = new Reservations(client);
         TransactionResult grace = reservations.reserveWithDocument("emails/grace@example.com", "users/grace",
                 new User("Grace", "grace@example.com"));
         assertTrue(grace.successful());

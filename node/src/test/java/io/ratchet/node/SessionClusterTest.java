@@ -9,10 +9,10 @@ import io.ratchet.client.Backoff;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.Metrics;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.session.ClusterSession;
-import io.ratchet.client.session.ConcurrencyException;
-import io.ratchet.client.session.Retry;
-import io.ratchet.client.session.RetryExhaustedException;
+import io.ratchet.recipes.session.ClusterSession;
+import io.ratchet.recipes.session.ConcurrencyException;
+import io.ratchet.recipes.session.Retry;
+import io.ratchet.recipes.session.RetryExhaustedException;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
@@ -58,7 +58,7 @@ class SessionClusterTest extends SharedClusterTest {
     }
 
     private static long create(RatchetClient client, String id, Object document) {
-        ClusterSession session = client.openSession();
+        ClusterSession session = ClusterSession.open(client);
         session.store(id, document);
         return session.saveChanges();
     }
@@ -69,8 +69,8 @@ class SessionClusterTest extends SharedClusterTest {
         RatchetClient agentB = cluster.client();
         long created = create(agentA, "customers/42", new Customer("Ada", "silver", "555-0100"));
 
-        ClusterSession a = agentA.openSession();
-        ClusterSession b = agentB.openSession();
+        ClusterSession a = ClusterSession.open(agentA);
+        ClusterSession b = ClusterSession.open(agentB);
         Customer readByA = a.load(Customer.class, "customers/42").orElseThrow();
         Customer readByB = b.load(Customer.class, "customers/42").orElseThrow();
 
@@ -116,10 +116,10 @@ class SessionClusterTest extends SharedClusterTest {
         RatchetClient other = cluster.client();
         long created = create(client, "cells/a1", Map.of("v", "A"));
 
-        ClusterSession session = client.openSession();
+        ClusterSession session = ClusterSession.open(client);
         assertEquals("A", session.load("cells/a1").orElseThrow().get("v").asText());
 
-        ClusterSession deleter = other.openSession();
+        ClusterSession deleter = ClusterSession.open(other);
         deleter.load("cells/a1");
         deleter.delete("cells/a1");
         deleter.saveChanges();
@@ -146,7 +146,7 @@ class SessionClusterTest extends SharedClusterTest {
         assertThrows(InvalidRequestException.class, () -> client.put("rvn-atomic/users/guarded", Map.of(), saved));
         assertThrows(InvalidRequestException.class, () -> client.delete("rvn-atomic/users/guarded", saved));
         assertThrows(InvalidRequestException.class,
-                () -> client.openSession().compareExchange().create("rvn-atomic/users/other", "x"));
+                () -> ClusterSession.open(client).compareExchange().create("rvn-atomic/users/other", "x"));
         assertEquals(saved, client.get("rvn-atomic/users/guarded").orElseThrow().index(), "the guard did not move");
     }
 
@@ -362,7 +362,7 @@ class SessionClusterTest extends SharedClusterTest {
         for (int step = 0; !pending.isEmpty(); step++) {
             String id = pending.get(random.nextInt(pending.size()));
             String what = lives.get(id).poll();
-            ClusterSession session = client.openSession();
+            ClusterSession session = ClusterSession.open(client);
             switch (what) {
                 case "create" -> session.store(id, Map.of("step", step));
                 case "change" -> session.store(id, Map.of("step", step, "was", session.load(id).orElseThrow()));

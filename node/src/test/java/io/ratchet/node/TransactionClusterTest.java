@@ -9,7 +9,7 @@ import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
-import io.ratchet.client.session.ClusterSession;
+import io.ratchet.recipes.session.ClusterSession;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
@@ -130,13 +130,13 @@ class TransactionClusterTest extends SharedClusterTest {
     void aSaveResentWithItsKeyFromANewConnectionReturnsTheFirstOutcomeInsteadOfAConflict() {
         RatchetClient first = cluster.client();
         RatchetClient second = cluster.client();
-        ClusterSession setup = first.openSession();
+        ClusterSession setup = ClusterSession.open(first);
         setup.store("carts/9", Map.of("items", List.of()));
         long created = setup.saveChanges();
 
         // The same unit of work on two connections, as when a process resends a save whose answer it lost.
-        ClusterSession original = first.openSession();
-        ClusterSession resend = second.openSession();
+        ClusterSession original = ClusterSession.open(first);
+        ClusterSession resend = ClusterSession.open(second);
         for (ClusterSession session : List.of(original, resend)) {
             session.load("carts/9").orElseThrow();
             session.store("carts/9", Map.of("items", List.of("sku-1")));

@@ -1,6 +1,6 @@
 package io.ratchet.chaos.cluster;
 
-import io.ratchet.client.Credentials;
+import io.ratchet.common.Credentials;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

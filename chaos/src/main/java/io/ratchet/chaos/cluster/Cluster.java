@@ -2,7 +2,7 @@ package io.ratchet.chaos.cluster;
 
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterAdmin;
-import io.ratchet.client.Credentials;
+import io.ratchet.common.Credentials;
 import io.ratchet.client.NodeStatus;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.RatchetException;

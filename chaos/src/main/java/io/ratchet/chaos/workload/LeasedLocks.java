@@ -1,10 +1,10 @@
 package io.ratchet.chaos.workload;
 
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.lock.LeaseLostException;
-import io.ratchet.client.lock.Lease;
-import io.ratchet.client.lock.LockOptions;
-import io.ratchet.client.lock.Locks;
+import io.ratchet.recipes.lock.LeaseLostException;
+import io.ratchet.recipes.lock.Lease;
+import io.ratchet.recipes.lock.LockOptions;
+import io.ratchet.recipes.lock.Locks;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -39,13 +39,13 @@ public final class LeasedLocks implements LockService {
 
     @Override
     public Optional<LockGrant> holder(String name) {
-        return client.locks().holder(name).map(h -> new LockGrant(name, h.owner(), h.fencingToken()));
+        return new Locks(client).holder(name).map(h -> new LockGrant(name, h.owner(), h.fencingToken()));
     }
 
     @Override
     public boolean release(LockGrant grant) {
         try {
-            client.locks().release(grant.name(), grant.token());
+            new Locks(client).release(grant.name(), grant.token());
             return true;
         } catch (LeaseLostException e) {
             return false;

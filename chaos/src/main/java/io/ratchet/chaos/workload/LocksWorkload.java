@@ -8,7 +8,7 @@ import io.ratchet.chaos.history.History;
 import io.ratchet.chaos.workload.FencedResource.Acceptance;
 import io.ratchet.chaos.workload.LockService.Acquisition;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.lock.Locks;
+import io.ratchet.recipes.lock.Locks;
 import io.ratchet.protocol.Item;
 import java.util.List;
 import java.util.Optional;
@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  *
  * <p>A process that gets no answer to an acquire reads the lock to learn whether it holds it, and one
  * that gets no answer to a release reads it to learn whether to release again, as a client that lost its
- * connection must. The locks come from a {@link LockService}; switching to {@code client.locks()} is a
+ * connection must. The locks come from a {@link LockService}; switching to {@code new Locks(client)} is a
  * new implementation of that interface passed to the constructor.
  */
 public final class LocksWorkload implements Workload {

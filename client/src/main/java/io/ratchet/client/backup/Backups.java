@@ -3,7 +3,7 @@ package io.ratchet.client.backup;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterAdmin;
 import io.ratchet.client.ClusterUnavailableException;
-import io.ratchet.client.NodeChannels;
+import io.ratchet.common.NodeChannels;
 import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.NodeStatus;
 import io.ratchet.client.PermissionDeniedException;

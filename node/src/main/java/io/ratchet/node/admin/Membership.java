@@ -2,8 +2,8 @@ package io.ratchet.node.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.Credentials;
-import io.ratchet.client.NodeChannels;
+import io.ratchet.common.Credentials;
+import io.ratchet.common.NodeChannels;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Json;
 import java.io.IOException;

@@ -8,7 +8,7 @@ import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.DiskFullException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
-import io.ratchet.client.lock.LeaseLostException;
+import io.ratchet.recipes.lock.LeaseLostException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,7 +1,7 @@
 package io.ratchet.node.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.ratchet.client.Durations;
+import io.ratchet.common.Durations;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Json;
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,9 @@
 package io.ratchet.node.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.lock.Lease;
-import io.ratchet.client.lock.LockHolder;
-import io.ratchet.client.lock.Locks;
+import io.ratchet.recipes.lock.Lease;
+import io.ratchet.recipes.lock.LockHolder;
+import io.ratchet.recipes.lock.Locks;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;

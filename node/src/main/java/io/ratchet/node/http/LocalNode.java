@@ -1,6 +1,6 @@
 package io.ratchet.node.http;
 
-import io.ratchet.client.Readiness;
+import io.ratchet.common.Readiness;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Refusal;

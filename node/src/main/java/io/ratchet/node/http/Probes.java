@@ -1,7 +1,7 @@
 package io.ratchet.node.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.Readiness;
+import io.ratchet.common.Readiness;
 import io.ratchet.node.metrics.NodeMetrics;
 import io.ratchet.protocol.Json;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.ratchet.node.metrics;
 
-import io.ratchet.client.Readiness;
+import io.ratchet.common.Readiness;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;

@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.ratchet.client.lock.Locks;
+import io.ratchet.recipes.lock.Locks;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Limits;

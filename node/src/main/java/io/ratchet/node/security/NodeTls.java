@@ -1,7 +1,7 @@
 package io.ratchet.node.security;
 
-import io.ratchet.client.tls.ReloadingKeyManager;
-import io.ratchet.client.tls.ReloadingTrustManager;
+import io.ratchet.common.tls.ReloadingKeyManager;
+import io.ratchet.common.tls.ReloadingTrustManager;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.security.GeneralSecurityException;

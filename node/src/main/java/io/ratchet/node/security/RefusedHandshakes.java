@@ -1,6 +1,6 @@
 package io.ratchet.node.security;
 
-import io.ratchet.client.tls.Causes;
+import io.ratchet.common.tls.Causes;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import javax.net.ssl.SSLException;

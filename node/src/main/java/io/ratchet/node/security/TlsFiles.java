@@ -1,6 +1,6 @@
 package io.ratchet.node.security;
 
-import io.ratchet.client.Credentials;
+import io.ratchet.common.Credentials;
 import java.nio.file.Path;
 import java.util.Objects;
 

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ratchet.client.Credentials;
-import io.ratchet.client.tls.Pem;
-import io.ratchet.client.tls.ReloadingKeyManager;
-import io.ratchet.client.tls.ReloadingTrustManager;
+import io.ratchet.common.Credentials;
+import io.ratchet.common.tls.Pem;
+import io.ratchet.common.tls.ReloadingKeyManager;
+import io.ratchet.common.tls.ReloadingTrustManager;
 import io.ratchet.node.CertificateAuthority;
 import io.ratchet.node.NodeConfig;
 import java.io.IOException;

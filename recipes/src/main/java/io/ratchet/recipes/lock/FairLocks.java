@@ -1,0 +1,266 @@
+package io.ratchet.recipes.lock;
+
+import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.UnknownOutcomeException;
+import io.ratchet.protocol.Limits;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+/**
+ * Fair (first come, first served) leased locks with fencing tokens, built only from
+ * {@link RatchetClient}'s public primitives, as Curator's {@code InterProcessMutex} and etcd's
+ * {@code concurrency.Mutex} are built on theirs. {@link Locks} lets waiters race for one item; here each
+ * waiter takes a place in a queue and the lock goes to the places in order.
+ *
+ * <p>Lock {@code NAME} is a queue of items {@code fair-locks/NAME/<16 hex digits>}, each
+ * {@code {"owner": ...}} with a lease:
+ * <ul>
+ *   <li>acquire joins with a create-only put with a time-to-live; the index that created the entry is its
+ *       place, and the first live entry (not expired at cluster time) in the order of places holds the lock
+ *       (joins that one log entry carried share a place, and are ordered by key). When its turn comes the
+ *       entry renews itself (its turn write), and that write's index is the
+ *       {@link QueueLease#fencingToken() fencing token}: every later holder's is greater. (Not the place:
+ *       places tie.)</li>
+ *   <li>a waiter watches only its predecessor (the live entry with the next lower place), so a release, or
+ *       the sweep of a holder or waiter whose lease ran out, wakes exactly one waiter: no thundering herd.
+ *       It renews its own entry every third of its lease while it waits, so a waiter that dies leaves the
+ *       queue when its lease runs out, and is skipped;</li>
+ *   <li>renew is a put at the lease's current index (refused once it has run out): the index moves, the
+ *       place and token stay; release is a delete at that index. The next waiter's watch fires on it.</li>
+ * </ul>
+ * {@link LeaseQueue} has the design and the reasons; the guarantees:
+ *
+ * <p><b>Guarantee.</b> At any cluster time at most one owner holds a lock, and every holder's fencing token
+ * is greater than every earlier holder's. The lock goes to live entries in the order of their places: an
+ * entry is passed over only once its lease has run out at cluster time or it was removed. Expiry is judged
+ * on cluster time; this process's monotonic clock only ever shortens a lease: a place whose joining or
+ * renewal was answered later than its lease after it was sent is given back, and an acquire returns a
+ * lease only if the write that last extended it was answered within the lease of being sent. That write
+ * was sent after you called, so the lease runs for at least its duration from the moment you called (to
+ * within the nodes' clock skew), as with {@link Locks}; and since that write is the turn write, made when
+ * the turn came, a lease returned after a long wait still has nearly all of its duration left.
+ *
+ * <p><b>What the caller owes</b>, as with {@link Locks}: release every lease acquired or let it run out;
+ * renew in time, on your monotonic clock; pass the fencing token to every protected resource, which must
+ * refuse a token lower than the highest it has seen. Not re-entrant: a second acquire by the same owner
+ * queues behind the first. Thread-safe; threads sharing an instance share its owner id.
+ *
+ * <p><b>Errors:</b> {@link InvalidRequestException} for a bad name, lease or wait (nothing written);
+ * {@link LeaseLostException} when a renew or release finds the lease gone, a renewal was answered too late,
+ * or an {@link #await} found its place lost; {@link UnknownOutcomeException} when a write got no answer (it
+ * may have been applied: a place then lapses with its lease, and {@link #holder} shows who holds the lock);
+ * {@link ClusterUnavailableException} when a read got no answer. An acquire that fails after it joined the
+ * queue gives its place back before it reports the error.
+ *
+ * <p>Costs: an acquire of a free lock is two puts (join, turn) and one list; a waiter costs a watch, a renewal every
+ * third of its lease, and a list each time its predecessor leaves. A queue is listed whole, a page of
+ * {@value Limits#MAX_PAGE_SIZE} items at a time, so very long queues (thousands) make each wake-up slower.
+ */
+public final class FairLocks {
+    /** Lock queues live under this prefix: {@code fair-locks/<name>/<entry>}. */
+    public static final String PREFIX = "fair-locks/";
+
+    private final LeaseQueue queue;
+
+    /** Fair locks with {@link LockOptions#defaults()}: a fresh owner id and a one-hour maximum lease. */
+    public FairLocks(RatchetClient client) {
+        this(client, LockOptions.defaults());
+    }
+
+    public FairLocks(RatchetClient client, LockOptions options) {
+        this(client, options, System::nanoTime, Limits.MAX_PAGE_SIZE);
+    }
+
+    /** With {@code nanoClock} for {@link System#nanoTime()} and a smaller listing page, for tests. */
+    FairLocks(RatchetClient client, LockOptions options, LongSupplier nanoClock, int pageSize) {
+        this.queue = new LeaseQueue(client, options, nanoClock, PREFIX, "lock", false, pageSize);
+    }
+
+    /** The owner id written into every entry this instance makes. */
+    public String owner() {
+        return queue.options().owner();
+    }
+
+    public LockOptions options() {
+        return queue.options();
+    }
+
+    /**
+     * The prefix of lock {@code name}'s queue entries, {@code fair-locks/<name>/}.
+     *
+     * @throws InvalidRequestException when the name is empty or makes keys the protocol refuses
+     */
+    public String queuePrefix(String name) {
+        return queue.queuePrefix(name);
+    }
+
+    // ---- acquire
+
+    /**
+     * Takes the lock for {@code lease} if nobody holds it and nobody is waiting for it (no live entry is
+     * queued): joins the queue and, unless it is first, leaves it again. Completes with empty when it was
+     * not first, or when joining was answered too late to be used. It never jumps the queue.
+     */
+    public CompletableFuture<Optional<QueueLease>> tryAcquireAsync(String name, Duration lease) {
+        return queue.tryAcquire(name, lease, 1);
+    }
+
+    /**
+     * Joins the queue and waits up to {@code waitTimeout} for the lock; completes with empty (having left
+     * the queue) if its turn did not come by then. A wait of 0 looks once. Should the place be lost meanwhile
+     * (a renewal refused or answered too late), it joins again at the back. Ends by {@code waitTimeout} plus
+     * {@link RatchetClient#WATCH_SLACK}, leader changes included: a call still unanswered then is abandoned,
+     * and a place it makes after all is given back as soon as its answer arrives.
+     */
+    public CompletableFuture<Optional<QueueLease>> acquireAsync(String name, Duration lease, Duration waitTimeout) {
+        return queue.acquire(name, lease, waitTimeout, 1);
+    }
+
+    /**
+     * Joins the queue and returns the place at once, for a caller that wants to know its place before it
+     * waits (or to wait later, in {@link #awaitAsync}). The entry lapses with its lease unless awaited; a
+     * place answered later than its lease is given back and fails with {@link LeaseLostException}.
+     */
+    public CompletableFuture<Ticket> enqueueAsync(String name, Duration lease) {
+        return queue.enqueue(name, lease);
+    }
+
+    /**
+     * Waits up to {@code waitTimeout} for {@code ticket}'s turn, renewing its entry meanwhile. Completes with
+     * the lease when it comes; with empty (having left the queue) when the wait ends first while the place
+     * was certainly still held, so the caller stood in the queue at {@link Ticket#place()} until it gave up;
+     * with {@link LeaseLostException} when the place was lost (it ran out or was removed) or could not be
+     * confirmed held at the end (a renewal still unanswered). Unlike {@link #acquireAsync} it never joins
+     * again, so a caller always knows which place it waited in. Await a ticket once.
+     */
+    public CompletableFuture<Optional<QueueLease>> awaitAsync(Ticket ticket, Duration waitTimeout) {
+        return queue.await(ticket, waitTimeout, 1);
+    }
+
+    /** Gives up a place without waiting for it (a delete of its entry); completes either way. */
+    public CompletableFuture<Void> leaveAsync(Ticket ticket) {
+        return LeaseQueue.checked(() -> {
+            if (ticket == null || !LeaseQueue.isEntryKey(queue.queuePrefix(ticket.name()), ticket.key())) {
+                throw LeaseQueue.invalid("not a ticket of a fair lock: " + ticket);
+            }
+            return queue.giveBack(ticket.key(), ticket.currentIndex(), ticket.place());
+        });
+    }
+
+    // ---- renew, release
+
+    /** Extends the lease by its own {@link QueueLease#duration()}, from the renewal's cluster time. */
+    public CompletableFuture<QueueLease> renewAsync(QueueLease lease) {
+        return queue.renew(lease);
+    }
+
+    /**
+     * Extends the lease to {@code duration} after the renewal's cluster time. Succeeds only while the entry
+     * still has {@link QueueLease#currentIndex()} and has not run out; the returned lease has a new current
+     * index and expiry, and the same place and token.
+     *
+     * @throws LeaseLostException (through the future) when the lease ran out, was released, or its renewal
+     *                            was answered later than {@code duration} after it was sent (then given back)
+     */
+    public CompletableFuture<QueueLease> renewAsync(QueueLease lease, Duration duration) {
+        return queue.renew(lease, duration);
+    }
+
+    /**
+     * Renews the entry that lock {@code name}'s queue has at {@code index}, for a holder that kept only the
+     * index (a command line): lists the queue for its entry, then renews at that index, which is the atomic
+     * check.
+     *
+     * @throws LeaseLostException (through the future) when no entry is at {@code index}, or it ran out
+     */
+    public CompletableFuture<QueueLease> renewAsync(String name, long index, Duration duration) {
+        return queue.renewAt(name, index, duration);
+    }
+
+    /**
+     * Frees the lock: deletes the entry at {@link QueueLease#currentIndex()}; the next waiter's watch fires.
+     * A release after the lease ran out but before the sweeper removed it still succeeds.
+     *
+     * @throws LeaseLostException (through the future) when the entry was swept, released or moved on
+     */
+    public CompletableFuture<Void> releaseAsync(QueueLease lease) {
+        return queue.release(lease);
+    }
+
+    /** As {@link #releaseAsync(QueueLease)}, for a holder that kept only the lock's name and the entry's index. */
+    public CompletableFuture<Void> releaseAsync(String name, long index) {
+        return queue.releaseAt(name, index);
+    }
+
+    /**
+     * Who holds lock {@code name} now: the live entry with the lowest place (a linearizable listing), or
+     * empty when the queue is empty. An entry whose lease ran out but that the sweeper has not removed yet
+     * may still be shown, with its expiry, unless this instance has seen cluster time pass it.
+     */
+    public CompletableFuture<Optional<LockHolder>> holderAsync(String name) {
+        return queueAsync(name).thenApply(entries -> entries.stream().findFirst().map(QueueEntry::holder));
+    }
+
+    /**
+     * Lock {@code name}'s queue as it stands: the holder first (its token is 0 for the moment between its
+     * turn and its turn write), then the waiters in the order they will be served.
+     */
+    public CompletableFuture<List<QueueEntry>> queueAsync(String name) {
+        return queue.liveEntries(name).thenApply(entries -> entries.stream().map(e -> LeaseQueue.entryOf(name, e)).toList());
+    }
+
+    // ---- blocking twins
+
+    public Optional<QueueLease> tryAcquire(String name, Duration lease) {
+        return RatchetClient.await(tryAcquireAsync(name, lease));
+    }
+
+    public Optional<QueueLease> acquire(String name, Duration lease, Duration waitTimeout) {
+        return RatchetClient.await(acquireAsync(name, lease, waitTimeout));
+    }
+
+    public Ticket enqueue(String name, Duration lease) {
+        return RatchetClient.await(enqueueAsync(name, lease));
+    }
+
+    public Optional<QueueLease> await(Ticket ticket, Duration waitTimeout) {
+        return RatchetClient.await(awaitAsync(ticket, waitTimeout));
+    }
+
+    public void leave(Ticket ticket) {
+        RatchetClient.await(leaveAsync(ticket));
+    }
+
+    public QueueLease renew(QueueLease lease) {
+        return RatchetClient.await(renewAsync(lease));
+    }
+
+    public QueueLease renew(QueueLease lease, Duration duration) {
+        return RatchetClient.await(renewAsync(lease, duration));
+    }
+
+    public QueueLease renew(String name, long index, Duration duration) {
+        return RatchetClient.await(renewAsync(name, index, duration));
+    }
+
+    public void release(QueueLease lease) {
+        RatchetClient.await(releaseAsync(lease));
+    }
+
+    public void release(String name, long index) {
+        RatchetClient.await(releaseAsync(name, index));
+    }
+
+    public Optional<LockHolder> holder(String name) {
+        return RatchetClient.await(holderAsync(name));
+    }
+
+    public List<QueueEntry> queue(String name) {
+        return RatchetClient.await(queueAsync(name));
+    }
+}

@@ -1,0 +1,467 @@
+package io.ratchet.recipes.lock;
+
+import io.ratchet.client.Backoff;
+import io.ratchet.client.ClusterUnavailableException;
+import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.PutOptions;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.UnknownOutcomeException;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Keys;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Leased locks with fencing tokens, built only from {@link RatchetClient}'s public primitives. A lock
+ * is the item {@code locks/<name>} with the value {@code {"owner": ...}}:
+ * <ul>
+ *   <li>acquire is a create-only put with a time-to-live that treats an item expired at cluster time
+ *       as absent; the acquiring entry's index is the {@link Lease#fencingToken() fencing token};</li>
+ *   <li>renew is a put at the lease's current index with a new time-to-live (refused once the lease
+ *       has run out); release is a delete at that index;</li>
+ *   <li>a waiter sleeps on a watch of the lock item, not on a polling loop.</li>
+ * </ul>
+ *
+ * <p>Guarantee: at any cluster time at most one owner holds a lock, and every grant's fencing token
+ * is greater than every earlier grant's. Expiry is judged on cluster time (the leaders' clocks). This
+ * process's monotonic clock can only shorten a lease, never lengthen it: an acquire or renewal
+ * returns a lease only if its answer came back within the lease's duration of the moment the request
+ * was sent, so the holder may count on {@link Lease#duration()} from the moment it called (to within
+ * the nodes' clock skew). A later answer (after a leader change it can come seconds late, when a later
+ * holder may already have the lock) is given back, not returned.
+ *
+ * <p>What the caller owes: balance every acquire that returned a lease with a {@link #release}, or let
+ * the lease run out; renew well within {@link Lease#duration()} of the moment you called acquire or the
+ * last renew, timed on your monotonic clock; pass the fencing token to every resource
+ * the lock protects, which must refuse a token lower than the highest it has seen (a holder that
+ * paused past its lease may not know yet that it lost the lock). Locks are not re-entrant: an owner
+ * that already holds a lock is refused like anyone else. Thread-safe; threads that share an instance
+ * share its owner id, so give each independent holder its own instance if the owner should tell them apart.
+ *
+ * <p>Errors: {@link InvalidRequestException} for a bad name, lease or wait (nothing written);
+ * {@link LeaseLostException} when a renew or release finds the lease gone, or a renewal was answered
+ * too late to be used; {@link UnknownOutcomeException}
+ * when an acquire, renew or release got no answer (it may have been applied: {@link #holder} shows who
+ * holds the lock now); {@link ClusterUnavailableException} when {@link #holder} got no answer.
+ */
+public final class Locks {
+    /** Lock items live under this prefix. */
+    public static final String PREFIX = "locks/";
+    /** A waiter re-tries at least this often even without news from its watch. */
+    static final Duration MAX_WAIT_SLICE = Duration.ofSeconds(30);
+    private static final long MAX_WAIT_SECONDS = 100L * 365 * 24 * 3600;
+    /** Between a waiter's attempts, so that waiters woken together do not collide again. */
+    static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(500));
+
+    private final RatchetClient client;
+    private final LockOptions options;
+    /** Times requests against their lease, and bounds waits; never judges whether a lease runs. */
+    private final LongSupplier nanoClock;
+
+    /** Locks with {@link LockOptions#defaults()}: a fresh owner id and a one-hour maximum lease. */
+    public Locks(RatchetClient client) {
+        this(client, LockOptions.defaults());
+    }
+
+    public Locks(RatchetClient client, LockOptions options) {
+        this(client, options, System::nanoTime);
+    }
+
+    /** With {@code nanoClock} in place of {@link System#nanoTime()}, for tests that make answers come late. */
+    Locks(RatchetClient client, LockOptions options, LongSupplier nanoClock) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.options = Objects.requireNonNull(options, "options");
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+    }
+
+    /** The owner id written into every lock this instance acquires. */
+    public String owner() {
+        return options.owner();
+    }
+
+    public LockOptions options() {
+        return options;
+    }
+
+    /**
+     * The key of the item that holds lock {@code name}.
+     *
+     * @throws InvalidRequestException when the name is empty or makes a key the protocol refuses
+     */
+    public static String key(String name) {
+        if (name == null || name.isEmpty()) {
+            throw invalid("a lock name must not be empty");
+        }
+        String key = PREFIX + name;
+        try {
+            return Keys.validateWritable(key);
+        } catch (InvalidCommandException e) {
+            throw invalid("lock name '" + abbreviate(name) + "' does not make a valid key: " + e.getMessage());
+        }
+    }
+
+    // ---- acquire
+
+    /**
+     * Takes the lock if it is free at cluster time (absent, or its holder's lease ran out), for
+     * {@code lease}; completes with empty when another owner holds it, or when the grant was answered
+     * too late to be used (see the class comment). One attempt, no waiting.
+     */
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(String name, Duration lease) {
+        return checked(() -> {
+            String key = key(name);
+            long leaseMillis = leaseMillis(lease);
+            Duration granted = Duration.ofMillis(leaseMillis);
+            long sent = nanoClock.getAsLong();
+            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? inTime(name, LockHolder.ownerOf(r.item()), r, granted, sent)
+                    : CompletableFuture.completedFuture(Optional.<Lease>empty()));
+        });
+    }
+
+    /**
+     * As {@link #tryAcquireAsync}, but while another owner holds the lock, waits for it for up to
+     * {@code waitTimeout}: on a watch of the lock item (woken by a release, a renewal, or the sweep of an
+     * expired holder), then again after a random pause (full jitter) so that waiters woken together do
+     * not retry together. Completes with empty when the wait runs out; a wait of zero is one attempt.
+     * It never takes longer than {@code waitTimeout} plus {@link RatchetClient#WATCH_SLACK}, leader
+     * changes included: an attempt still unanswered then is abandoned, and should it be granted after
+     * all, the grant is given back as soon as its answer arrives.
+     */
+    public CompletableFuture<Optional<Lease>> acquireAsync(String name, Duration lease, Duration waitTimeout) {
+        return checked(() -> {
+            String key = key(name);
+            long leaseMillis = leaseMillis(lease);
+            if (waitTimeout == null || waitTimeout.isNegative()) {
+                throw invalid("a wait must be 0 or more, not " + text(waitTimeout));
+            }
+            // The local monotonic clock bounds how long we wait; it never judges a lease. (Capped so
+            // that the deadline arithmetic cannot overflow: a century is as good as forever here.)
+            long deadline = nanoClock.getAsLong() + Math.min(waitTimeout.toSeconds(), MAX_WAIT_SECONDS) * 1_000_000_000L
+                    + waitTimeout.toNanosPart();
+            return acquireLoop(name, key, Duration.ofMillis(leaseMillis), leaseMillis, deadline, 0);
+        });
+    }
+
+    private CompletableFuture<Optional<Lease>> acquireLoop(String name, String key, Duration lease, long leaseMillis,
+                                                           long deadline, int attempt) {
+        long sent = nanoClock.getAsLong();
+        return attemptBy(name, key, leaseMillis, deadline + RatchetClient.WATCH_SLACK.toNanos()).thenCompose(answer -> {
+            if (answer.isEmpty()) {
+                return CompletableFuture.completedFuture(Optional.<Lease>empty());
+            }
+            CompareExchangeResult r = answer.get();
+            if (r.successful()) {
+                // A grant answered too late was given back: the lock is free again, so no watch.
+                return inTime(name, LockHolder.ownerOf(r.item()), r, lease, sent).thenCompose(held ->
+                        held.isPresent() || nanoClock.getAsLong() >= deadline
+                        ? CompletableFuture.completedFuture(held)
+                        : pause(backoff(attempt, deadline))
+                                .thenCompose(ignored -> acquireLoop(name, key, lease, leaseMillis, deadline, attempt + 1)));
+            }
+            long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - nanoClock.getAsLong());
+            if (remaining <= 0) {
+                return CompletableFuture.completedFuture(Optional.<Lease>empty());
+            }
+            // The watch ends by what is left of the wait plus the watch slack, failover or not.
+            return client.watchAsync(key, r.index(), Duration.ofMillis(watchFor(r, remaining)))
+                    .handle((watched, error) -> {
+                        if (error != null && unwrap(error) instanceof InvalidRequestException bad) {
+                            throw bad;
+                        }
+                        return null; // a change, a timeout or a lost watch: in every case, try again
+                    })
+                    .thenCompose(ignored -> pause(backoff(attempt, deadline)))
+                    .thenCompose(ignored -> acquireLoop(name, key, lease, leaseMillis, deadline, attempt + 1));
+        });
+    }
+
+    /**
+     * One acquire attempt, answered by {@code endsAt} (monotonic nanos) or abandoned: empty then. An
+     * abandoned attempt may still be granted later (a write cannot be called back once sent); such a
+     * grant is given back the moment its answer arrives, so a waiter that gave up holds nothing.
+     */
+    private CompletableFuture<Optional<CompareExchangeResult>> attemptBy(String name, String key, long leaseMillis,
+                                                                         long endsAt) {
+        long left = endsAt - nanoClock.getAsLong();
+        if (left <= 0) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        // Whichever comes first, the answer or the end, decides; a grant that comes after is given back.
+        AtomicBoolean decided = new AtomicBoolean();
+        CompletableFuture<Optional<CompareExchangeResult>> outcome = new CompletableFuture<>();
+        attempt(key, leaseMillis).whenComplete((r, error) -> {
+            if (decided.compareAndSet(false, true)) {
+                if (error != null) {
+                    outcome.completeExceptionally(error);
+                } else {
+                    outcome.complete(Optional.of(r));
+                }
+            } else if (error == null && r.successful()) {
+                giveBack(name, r.index());
+            }
+        });
+        client.after(Duration.ofNanos(left)).whenComplete((done, closed) -> {
+            if (decided.compareAndSet(false, true)) {
+                outcome.complete(Optional.empty());
+            }
+        });
+        return outcome;
+    }
+
+    /** How long to watch a held lock: until the wait ends, a slice passes, or (by our clock) its lease runs out. */
+    private static long watchFor(CompareExchangeResult held, long remainingMillis) {
+        long wait = Math.min(remainingMillis, MAX_WAIT_SLICE.toMillis());
+        if (held.expiresAt() != 0) {
+            // Only a hint for when to ask again: the attempt itself is judged on cluster time, and if our
+            // clock runs slow, the sweep that deletes the expired holder wakes the watch anyway.
+            wait = Math.min(wait, held.expiresAt() - System.currentTimeMillis());
+        }
+        return Math.max(1, wait);
+    }
+
+    /** The backoff's pause after attempt {@code attempt} (0 = the first), never past the deadline. */
+    private long backoff(int attempt, long deadline) {
+        long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - nanoClock.getAsLong()));
+        return Math.min(remaining, BACKOFF.delay(attempt + 1, ThreadLocalRandom.current()).toMillis());
+    }
+
+    private CompletableFuture<Void> pause(long millis) {
+        return millis <= 0 ? CompletableFuture.completedFuture(null) : client.after(Duration.ofMillis(millis));
+    }
+
+    private CompletableFuture<CompareExchangeResult> attempt(String key, long leaseMillis) {
+        return client.putAsync(key, ownerValue(options.owner()), 0,
+                PutOptions.none().ttl(Duration.ofMillis(leaseMillis)).expiredCountsAsAbsent());
+    }
+
+    /**
+     * The lease a successful acquire or renewal of {@code owner}'s grants, if its answer came back in
+     * time to be used. The leader stamps the write after the request left, so the lease runs until at
+     * least {@code sent + lease} on this process's monotonic clock (to within the nodes' clock skew). An
+     * answer later than that may carry a lease that already ran out, and that a later holder has since
+     * been granted with a higher token: after a leader change, a client's retry can bring back the
+     * answer of an entry committed seconds earlier. Such a lease is given back (a delete at its index,
+     * which cannot touch a later holder), and the result is empty.
+     */
+    private CompletableFuture<Optional<Lease>> inTime(String name, String owner, CompareExchangeResult r, Duration lease,
+                                                      long sentNanos) {
+        if (nanoClock.getAsLong() - sentNanos < lease.toNanos()) {
+            return CompletableFuture.completedFuture(Optional.of(
+                    new Lease(name, owner, r.createdIndex(), r.index(), Instant.ofEpochMilli(r.expiresAt()), lease)));
+        }
+        return giveBack(name, r.index()).thenApply(ignored -> Optional.empty());
+    }
+
+    /** Deletes the lock item at {@code index} if it is still there; completes either way. */
+    private CompletableFuture<Void> giveBack(String name, long index) {
+        return client.writeAsync(new Command.Delete(key(name), index)).handle((r, error) -> null);
+    }
+
+    // ---- renew, release
+
+    /** Extends the lease by its own {@link Lease#duration()}, from the renewal's cluster time. */
+    public CompletableFuture<Lease> renewAsync(Lease lease) {
+        return checked(() -> renewAsync(lease, requireLease(lease).duration()));
+    }
+
+    /**
+     * Extends the lease to {@code duration} after the renewal's cluster time. Succeeds only while the
+     * lock item still has {@link Lease#currentIndex()} and the lease has not run out; the returned lease
+     * has a new current index and expiry and the same fencing token.
+     *
+     * @throws LeaseLostException (through the future) when the lease ran out, was released or was taken over
+     */
+    public CompletableFuture<Lease> renewAsync(Lease lease, Duration duration) {
+        return checked(() -> {
+            String key = key(requireLease(lease).name());
+            Duration granted = Duration.ofMillis(leaseMillis(duration));
+            long sent = nanoClock.getAsLong();
+            return client.putAsync(key, ownerValue(lease.owner()), lease.currentIndex(), PutOptions.none().ttl(granted))
+                    .thenCompose(r -> {
+                        if (!r.successful()) {
+                            throw new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), r.item()));
+                        }
+                        return inTime(lease.name(), lease.owner(), r, granted, sent)
+                                .thenApply(renewed -> renewed.orElseThrow(
+                                        () -> LeaseLostException.answeredTooLate(lease.name(), lease.currentIndex(), granted)));
+                    });
+        });
+    }
+
+    /**
+     * Renews the lease that lock {@code name} has at {@code index}, for a holder that kept only the index
+     * (a command line, a process that restarted): reads the item for its owner and token, then renews at
+     * that index, which is the atomic check.
+     *
+     * @throws LeaseLostException (through the future) when the lock is not at {@code index}, or its lease ran out
+     */
+    public CompletableFuture<Lease> renewAsync(String name, long index, Duration duration) {
+        return checked(() -> {
+            String key = key(name);
+            leaseMillis(duration);
+            requireIndex(name, index);
+            return client.getAsync(key).thenCompose(item -> {
+                if (item.isEmpty() || item.get().index() != index) {
+                    throw new LeaseLostException(name, index, holderOf(name, item.orElse(null)));
+                }
+                Item held = item.get();
+                Lease lease = new Lease(name, LockHolder.ownerOf(held), held.createdIndex(), index,
+                        Instant.ofEpochMilli(held.expiresAt()), duration);
+                return renewAsync(lease, duration);
+            });
+        });
+    }
+
+    /**
+     * Frees the lock: deletes its item at {@link Lease#currentIndex()}. A release after the lease ran out
+     * but before the sweeper removed it still succeeds (nobody else was let in meanwhile).
+     *
+     * @throws LeaseLostException (through the future) when the lock was swept, released or taken over
+     */
+    public CompletableFuture<Void> releaseAsync(Lease lease) {
+        return checked(() -> releaseAsync(requireLease(lease).name(), lease.currentIndex()));
+    }
+
+    /** As {@link #releaseAsync(Lease)}, for a holder that kept only the lock's name and index. */
+    public CompletableFuture<Void> releaseAsync(String name, long index) {
+        return checked(() -> {
+            String key = key(name);
+            requireIndex(name, index);
+            return client.writeAsync(new Command.Delete(key, index)).thenApply(r -> {
+                if (!r.successful()) {
+                    throw new LeaseLostException(name, index, holderOf(name, r.item()));
+                }
+                return null;
+            });
+        });
+    }
+
+    /**
+     * Who holds lock {@code name} now (a linearizable read), or empty when nobody does. A holder whose
+     * lease ran out but whose item the sweeper has not removed yet is still shown, with its expiry.
+     */
+    public CompletableFuture<Optional<LockHolder>> holderAsync(String name) {
+        return checked(() -> client.getAsync(key(name)).thenApply(item -> item.map(i -> holderOf(name, i))));
+    }
+
+    // ---- blocking twins
+
+    public Optional<Lease> tryAcquire(String name, Duration lease) {
+        return RatchetClient.await(tryAcquireAsync(name, lease));
+    }
+
+    public Optional<Lease> acquire(String name, Duration lease, Duration waitTimeout) {
+        return RatchetClient.await(acquireAsync(name, lease, waitTimeout));
+    }
+
+    public Lease renew(Lease lease) {
+        return RatchetClient.await(renewAsync(lease));
+    }
+
+    public Lease renew(Lease lease, Duration duration) {
+        return RatchetClient.await(renewAsync(lease, duration));
+    }
+
+    public Lease renew(String name, long index, Duration duration) {
+        return RatchetClient.await(renewAsync(name, index, duration));
+    }
+
+    public void release(Lease lease) {
+        RatchetClient.await(releaseAsync(lease));
+    }
+
+    public void release(String name, long index) {
+        RatchetClient.await(releaseAsync(name, index));
+    }
+
+    public Optional<LockHolder> holder(String name) {
+        return RatchetClient.await(holderAsync(name));
+    }
+
+    // ---- values and checks
+
+    /**
+     * A lease as the cluster grants it: in whole milliseconds, rounded down. The lease a caller is
+     * handed, and the too-late check, use this, never the finer duration asked for.
+     */
+    private long leaseMillis(Duration lease) {
+        if (lease == null || lease.toMillis() <= 0) {
+            throw invalid("a lease must be at least 1 ms, not " + text(lease));
+        }
+        if (lease.compareTo(options.maxLease()) > 0) {
+            throw invalid("a lease of " + text(lease) + " is above the maximum of " + text(options.maxLease()));
+        }
+        return lease.toMillis();
+    }
+
+    private static Lease requireLease(Lease lease) {
+        if (lease == null) {
+            throw invalid("no lease given");
+        }
+        requireIndex(lease.name(), lease.currentIndex());
+        if (lease.owner() == null || lease.owner().isEmpty()) {
+            throw invalid("the lease on lock '" + lease.name() + "' names no owner");
+        }
+        return lease;
+    }
+
+    private static void requireIndex(String name, long index) {
+        if (index <= 0) {
+            throw invalid("a held lock's index is above 0; lock '" + name + "' was given " + index);
+        }
+    }
+
+    private static Map<String, String> ownerValue(String owner) {
+        return Map.of("owner", owner);
+    }
+
+    private static LockHolder holderOf(String name, Item item) {
+        return item == null ? null : LockHolder.of(name, item);
+    }
+
+    private static <T> CompletableFuture<T> checked(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (InvalidRequestException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static InvalidRequestException invalid(String message) {
+        return new InvalidRequestException(message, null);
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String text(Duration d) {
+        if (d == null) {
+            return "none";
+        }
+        if (d.getNano() == 0) {
+            return d.getSeconds() + " s";
+        }
+        return d.toMillis() != 0 ? d.toMillis() + " ms" : d.toNanos() + " ns";
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "...(" + s.length() + " chars)";
+    }
+}
