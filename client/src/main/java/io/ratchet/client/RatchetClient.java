@@ -103,8 +103,12 @@ public final class RatchetClient implements AutoCloseable {
         return new RatchetClient(options, timers -> new GrpcConnector(options.credentials()));
     }
 
-    /** A client whose calls go through {@code connector} instead of gRPC: the seam the in-process tests use. */
-    static RatchetClient connect(ClientOptions options, Function<ScheduledExecutorService, Transport.Connector> connector) {
+    /**
+     * A client whose calls go through {@code connector} instead of gRPC: the seam {@code ratchet-testing}'s
+     * {@code InProcessCluster} uses. Not for applications: {@link Transport.Connector} is internal and may
+     * change in any release.
+     */
+    public static RatchetClient connect(ClientOptions options, Function<ScheduledExecutorService, Transport.Connector> connector) {
         return new RatchetClient(options, connector);
     }
 

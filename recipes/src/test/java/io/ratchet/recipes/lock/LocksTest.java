@@ -1,6 +1,6 @@
 package io.ratchet.recipes.lock;
 
-import static io.ratchet.client.InProcessCluster.N1;
+import static io.ratchet.testing.InProcessCluster.N1;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ratchet.client.InProcessCluster;
+import io.ratchet.testing.InProcessCluster;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;

@@ -1,5 +1,7 @@
-package io.ratchet.client;
+package io.ratchet.testing;
 
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.RatchetClient;
 import io.ratchet.client.internal.Attempts;
 import io.ratchet.client.internal.GrpcConnector;
 import io.ratchet.client.internal.Transport.Answered;
@@ -185,7 +187,7 @@ public final class InProcessCluster implements AutoCloseable {
      * A connector to this cluster for code that builds its own {@link Transport} (a test of
      * {@link Attempts} alone); closed with the cluster.
      */
-    Transport.Connector connector() {
+    public Transport.Connector connector() {
         Connector connector = new Connector(null);
         connectors.add(connector);
         return connector;
