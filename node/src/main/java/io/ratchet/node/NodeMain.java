@@ -97,7 +97,7 @@ public final class NodeMain {
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicReference<RatchetNode> current = new AtomicReference<>();
         // Completed (with no failure) when the process is told to stop.
-        CompletableFuture<StorageFailure> stop = new CompletableFuture<>();
+        CompletableFuture<Halt> stop = new CompletableFuture<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.complete(null);
             try {
@@ -138,27 +138,27 @@ public final class NodeMain {
                     node.isMember() ? "" : "; waiting to be added: ratchet members add " + config.id() + "="
                             + config.peers().get(config.id()));
             System.out.flush();
-            StorageFailure failure = node.storageFailure().applyToEither(stop, f -> f).join();
-            if (failure == null || !current.compareAndSet(node, null)) {
+            Halt halt = node.halted().applyToEither(stop, f -> f).join();
+            if (halt == null || !current.compareAndSet(node, null)) {
                 break; // stopping: the shutdown hook closes it
             }
-            if (failure.laterRelease()) {
-                String why = "node " + config.id() + " (ratchet " + Release.version() + ") halts: " + failure
+            switch (halt.reason()) {
+                case LATER_RELEASE -> halt("node " + config.id() + " (ratchet " + Release.version() + ") halts: " + halt
                         + ". It stops rather than skip the entry and drift from the members that applied it: install the"
-                        + " release the others run (README, \"Upgrading\"), then start it again; it goes on from that entry";
-                halt(why, EXIT_LATER_RELEASE);
-            }
-            LOG.error("node {} stops serving: its storage failed: {}", config.id(), failure);
-            if (!failure.diskFull()) {
-                String why = "node " + config.id() + " halts: its disk failed a write or an fsync (" + failure.cause()
+                        + " release the others run (README, \"Upgrading\"), then start it again; it goes on from that entry",
+                        EXIT_LATER_RELEASE);
+                case DISK_FAILED -> halt("node " + config.id() + " halts: its disk failed a write or an fsync (" + halt.cause()
                         + "). A failed fsync cannot be retried (the kernel may have dropped what it could not write), so it "
                         + "stops rather than serve on: check or replace the disk, then start it again (it recovers from "
-                        + "what it had made durable), or replace the node (README, \"Operating a cluster\")";
-                halt(why, EXIT_STORAGE);
-            }
-            if (!closeWithin(node, CLOSE_TIMEOUT)) {
-                LOG.error("node {} did not close within {} s after its disk filled; halting", config.id(), CLOSE_TIMEOUT.toSeconds());
-                Runtime.getRuntime().halt(EXIT_STORAGE);
+                        + "what it had made durable), or replace the node (README, \"Operating a cluster\")", EXIT_STORAGE);
+                case DISK_FULL -> {
+                    LOG.error("node {} stops serving: {}", config.id(), halt);
+                    if (!closeWithin(node, CLOSE_TIMEOUT)) {
+                        LOG.error("node {} did not close within {} s after its disk filled; halting", config.id(),
+                                CLOSE_TIMEOUT.toSeconds());
+                        Runtime.getRuntime().halt(EXIT_STORAGE);
+                    }
+                }
             }
             diskFilled = true;
         }
@@ -174,12 +174,12 @@ public final class NodeMain {
     }
 
     /**
-     * Waits until the storage's disk has {@link StorageFailure#resumeAt room} again; false when the process
+     * Waits until the storage's disk has {@link Halt#resumeAt room} again; false when the process
      * is stopping meanwhile. Says every minute what it waits for: the alarm an operator sees in the log
      * (the node serves nothing meanwhile, so the others' status shows it unreachable).
      */
     private static boolean awaitSpace(NodeConfig config, CompletableFuture<?> stop) throws InterruptedException {
-        long needed = StorageFailure.resumeAt(config.minFreeBytes());
+        long needed = Halt.resumeAt(config.minFreeBytes());
         long nextSay = 0;
         while (!stop.isDone()) {
             long free = config.storage().toFile().getUsableSpace();

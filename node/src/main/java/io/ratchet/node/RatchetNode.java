@@ -79,7 +79,7 @@ public final class RatchetNode implements AutoCloseable {
     private final SlowLeaderWatch slowLeader;
     private final QuotaBootstrap quotaBootstrap;
     private final NodeMetrics metrics;
-    private final CompletableFuture<StorageFailure> storageFailure;
+    private final CompletableFuture<Halt> halted;
     /** The HTTP API's own clients of the cluster, and the API; null when the node serves no HTTP. */
     private GatewayClients httpClients;
     private HttpApi http;
@@ -88,8 +88,8 @@ public final class RatchetNode implements AutoCloseable {
 
     private RatchetNode(NodeConfig config, RaftGroupId groupId, RaftServer server, FrontEnd frontEnd, AdminService admin,
                         Authorizer authorizer, NodeMetrics metrics, StampClock clock, PaceMeter pace,
-                        CompletableFuture<StorageFailure> storageFailure) {
-        this.storageFailure = storageFailure;
+                        CompletableFuture<Halt> halted) {
+        this.halted = halted;
         this.authorizer = authorizer;
         this.config = config;
         this.groupId = groupId;
@@ -164,8 +164,8 @@ public final class RatchetNode implements AutoCloseable {
         AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()), config.clientCredentials(), authorizer);
         BackupService backup = new BackupService(config.id(), config.group(), groupId, authorizer);
         stateMachine.listenToApplies(metrics.applyListener());
-        CompletableFuture<StorageFailure> storageFailure = new CompletableFuture<>();
-        stateMachine.onStorageFailure(cause -> storageFailure.complete(StorageFailure.of(cause, config.storage())));
+        CompletableFuture<Halt> halted = new CompletableFuture<>();
+        stateMachine.onMustStop(cause -> halted.complete(Halt.of(cause, config.storage())));
         // The front end is served on the client port, which is the node's one port: the address clients
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
@@ -201,7 +201,7 @@ public final class RatchetNode implements AutoCloseable {
         admin.attach(server);
         backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
-        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics, clock, pace, storageFailure);
+        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics, clock, pace, halted);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp(tls);
@@ -460,8 +460,8 @@ public final class RatchetNode implements AutoCloseable {
      * Completes when this node's storage fails under it (it then no longer serves as it should, and is to be
      * closed: {@link NodeMain} does that); never completes otherwise.
      */
-    public CompletableFuture<StorageFailure> storageFailure() {
-        return storageFailure;
+    public CompletableFuture<Halt> halted() {
+        return halted;
     }
 
     public RaftServer raftServer() {

@@ -117,7 +117,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
     private final KeyContention contention = new KeyContention(System.currentTimeMillis());
     private volatile ApplyListener applyListener = ApplyListener.NONE;
-    private volatile Consumer<Throwable> storageFailed = cause -> { };
+    private volatile Consumer<Throwable> mustStop = cause -> { };
     private final QuotaAlarm quotaAlarm = new QuotaAlarm();
     /** The state's size and quota after the last entry: read without the lock by status and metrics. */
     private volatile Result.Quota quota = new Result.Quota(0, Limits.DEFAULT_QUOTA_BYTES);
@@ -407,22 +407,23 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Tells {@code listener} when this node's storage fails: the Raft log could not be written or synced, or
-     * the store could not apply an entry. Neither can be retried in place (after a failed fsync the kernel
+     * Tells {@code listener} when this replica must stop: the Raft log could not be written or synced, the
+     * store could not apply an entry, or an entry is in a later release's format
+     * ({@link UnreadableEntryException}). Neither can be retried in place (after a failed fsync the kernel
      * may have dropped the pages it could not write, and an entry not applied here leaves this replica
      * behind its peers for good), so the node must stop serving; Ratis itself would leave the log refusing
      * every append, or stop applying, with the process still up. Called from Ratis' threads, perhaps more
      * than once.
      */
-    public void onStorageFailure(Consumer<Throwable> listener) {
-        this.storageFailed = listener;
+    public void onMustStop(Consumer<Throwable> listener) {
+        this.mustStop = listener;
     }
 
     /** Ratis could not write or sync the log (an entry, or a whole segment when {@code failedEntry} is null). */
     @Override
     public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
         LOG.error("the Raft log failed{}: {}", failedEntry == null ? "" : " at entry " + failedEntry.getIndex(), cause.toString());
-        storageFailed.accept(cause);
+        mustStop.accept(cause);
     }
 
     /**
@@ -510,7 +511,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             // would leave this replica's state apart from theirs for good. Stop applying, as on a failed store.
             UnreadableEntryException unreadable = new UnreadableEntryException(index, e);
             LOG.error(unreadable.getMessage());
-            storageFailed.accept(unreadable);
+            mustStop.accept(unreadable);
             throw unreadable;
         } catch (InvalidCommandException e) {
             // Cannot come from our leader; a node must still not die on it. Every replica refuses alike.
@@ -525,7 +526,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
                         ? List.of(new Result.Rejected("log entry " + index + " cannot be decoded"))
                         : store.applyEntry(entry, index, logEntry.getTerm());
             } catch (StorageException e) {
-                storageFailed.accept(e);
+                mustStop.accept(e);
                 throw e;
             }
             updateLastAppliedTermIndex(logEntry.getTerm(), index);

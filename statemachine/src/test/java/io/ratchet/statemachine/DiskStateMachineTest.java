@@ -150,7 +150,7 @@ class DiskStateMachineTest {
     void anEntryALaterReleaseWroteStopsTheReplicaInsteadOfBeingSkipped() throws IOException {
         start(StartupOption.FORMAT);
         List<Throwable> failures = new CopyOnWriteArrayList<>();
-        machine.onStorageFailure(failures::add);
+        machine.onMustStop(failures::add);
         apply(1, new Command.Put("a", "1", 0, null));
         byte[] later = Codec.encodeEntry(entry(1_002, new Command.Put("a", "2", 1, null)));
         later[0] = (byte) (Codec.FORMAT_VERSION + 1);
