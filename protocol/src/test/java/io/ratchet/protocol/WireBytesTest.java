@@ -2,9 +2,12 @@ package io.ratchet.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +30,9 @@ class WireBytesTest {
     private static final String ONE_RESULT = "01 04 00000001";
     private static final long STAMP = 1_700_000_000_000L;
 
+    /** The kinds this test has pinned: each family's test ends by checking it pinned every kind of it. */
+    private final Set<WireKind> pinned = new HashSet<>();
+
     @Test
     void everyCommandAndTransactionOperation() {
         command("01 00000005 6be282ac79 00000007 7b2261223a317d 0000000000000000 0000000a 7b226d223a747275657d"
@@ -44,6 +50,10 @@ class WireBytesTest {
         command("04 00000001 00000001 78 0000000000000004", new Command.Sweep(List.of(new Command.KeyIndex("x", 4))));
         command("08 0000000000000005 000000000000ea60", new Command.OpenSession(5, 60_000));
         command("09 0000000000100000 01", new Command.SetQuota(1L << 20, true));
+
+        Set<WireKind> all = new HashSet<>(EnumSet.complementOf(EnumSet.of(Command.Kind.AUTH_CHANGE)));
+        all.addAll(EnumSet.allOf(Command.Op.Kind.class));
+        assertEquals(all, pinned, "every command and operation (permission changes below)");
     }
 
     @Test
@@ -54,6 +64,8 @@ class WireBytesTest {
         command("0a 03 0003 616461", new Command.AuthChange.RemoveUser("ada"));
         command("0a 04 0003 6f7073 01 0006 6c6f636b732f", new Command.AuthChange.Grant("ops", AuthTable.Permission.WRITE, "locks/"));
         command("0a 05 0003 6f7073 02 0000", new Command.AuthChange.Revoke("ops", AuthTable.Permission.ADMIN, ""));
+        pinned.remove(Command.Kind.AUTH_CHANGE);
+        assertEquals(EnumSet.allOf(Command.AuthChange.Kind.class), pinned);
     }
 
     @Test
@@ -67,6 +79,7 @@ class WireBytesTest {
         query("01 03 07 00000002 00000001 61 00000001 62", new Query.Gets(List.of(new Query.Get("a"), new Query.Get("b"))));
         query("01 03 08 0000000a", new Query.Contention(10));
         query("01 03 09", new Query.AuthStatus());
+        assertEquals(EnumSet.allOf(Query.Kind.class), pinned);
     }
 
     @Test
@@ -93,6 +106,7 @@ class WireBytesTest {
                 new Result.AuthState(new AuthTable(true, Map.of("ada", new AuthTable.User("ada", HASH, List.of("root"))),
                         Map.of("ops", List.of(new AuthTable.Grant(AuthTable.Permission.READ, "a/"))))));
         result("10 00000002 6e31 0000000000000005 000000000000000a", new Result.DiskFull("n1", 5, 10));
+        assertEquals(EnumSet.allOf(Result.Kind.class), pinned);
     }
 
     @Test
@@ -105,6 +119,7 @@ class WireBytesTest {
         refusal("01 07 05 ffffffff ffffffff 00000001 6d 00", Refusal.forbidden("m"));
         refusal("01 07 00 00000002 6e32 00000003 683a31 00000020 6e6f7420746865206c65616465723b20746865206c6561646572206973206e32 01",
                 Refusal.notLeader("n2", "h:1").afterSubmission());
+        assertEquals(EnumSet.allOf(Refusal.Reason.class), pinned);
     }
 
     @Test
@@ -142,23 +157,33 @@ class WireBytesTest {
         assertEquals(List.of((byte) 1, (byte) 2, (byte) 3), List.of(Rpc.WRITE_CALL, Rpc.READ_CALL, Rpc.STALE_READ_CALL));
     }
 
-    private static void command(String hex, Command command) {
+    private void command(String hex, Command command) {
+        pinned.add(command.kind());
+        if (command instanceof Command.AuthChange change) {
+            pinned.add(change.changeKind());
+        }
+        if (command instanceof Command.Transaction t) {
+            t.ops().forEach(op -> pinned.add(op.opKind()));
+        }
         List<Request> requests = List.of(Request.of(List.of(command)));
         assertPinned(ONE_COMMAND + " " + hex, Codec.encodeRequests(requests));
         assertEquals(requests, Codec.decodeRequests(bytes(ONE_COMMAND + " " + hex)));
     }
 
-    private static void query(String hex, Query query) {
+    private void query(String hex, Query query) {
+        pinned.add(query.kind());
         assertPinned(hex, Codec.encodeQuery(query));
         assertEquals(query, Codec.decodeQuery(bytes(hex)));
     }
 
-    private static void result(String hex, Result result) {
+    private void result(String hex, Result result) {
+        pinned.add(result.kind());
         assertPinned(ONE_RESULT + " " + hex, Codec.encodeResults(List.of(result)));
         assertEquals(List.of(result), Codec.decodeResults(bytes(ONE_RESULT + " " + hex)));
     }
 
-    private static void refusal(String hex, Refusal refusal) {
+    private void refusal(String hex, Refusal refusal) {
+        pinned.add(refusal.reason());
         assertPinned(hex, Codec.encodeRefusal(refusal));
         assertEquals(refusal, Codec.decodeRefusal(bytes(hex)));
     }
