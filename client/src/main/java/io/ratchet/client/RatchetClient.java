@@ -160,7 +160,11 @@ public final class RatchetClient implements AutoCloseable {
      * the first outcome instead of applying again. A key names one write; use a fresh one for the next.
      */
     public CompletableFuture<CompareExchangeResult> writeAsync(Command.Op write, String idempotencyKey, Duration retention) {
-        if (!(write instanceof Command.Put) && !(write instanceof Command.Delete)) {
+        boolean standsAlone = switch (write.opKind()) {
+            case PUT, DELETE -> true;
+            case CHECK, PUT_DOCUMENT, DELETE_DOCUMENT -> false;
+        };
+        if (!standsAlone) {
             return CompletableFuture.failedFuture(invalid(new InvalidCommandException(
                     "only a put or a delete stands alone; other operations go in a transaction")));
         }
@@ -586,16 +590,19 @@ public final class RatchetClient implements AutoCloseable {
      * {@link DiskFullException}.
      */
     private static Result accepted(Result result) {
-        if (result instanceof Result.Rejected r) {
-            throw invalid(new InvalidCommandException(r.reason()));
-        }
-        if (result instanceof Result.QuotaExceeded q) {
-            throw new QuotaExceededException(q.used(), q.quota(), q.needed());
-        }
-        if (result instanceof Result.DiskFull d) {
-            throw new DiskFullException(d.node(), d.freeBytes(), d.floorBytes());
-        }
-        return result;
+        return switch (result.kind()) {
+            case REJECTED -> throw invalid(new InvalidCommandException(((Result.Rejected) result).reason()));
+            case QUOTA_EXCEEDED -> {
+                Result.QuotaExceeded q = (Result.QuotaExceeded) result;
+                throw new QuotaExceededException(q.used(), q.quota(), q.needed());
+            }
+            case DISK_FULL -> {
+                Result.DiskFull d = (Result.DiskFull) result;
+                throw new DiskFullException(d.node(), d.freeBytes(), d.floorBytes());
+            }
+            case WRITE, FOUND, ITEMS, STATS, TXN, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED,
+                    CONTENTION, QUOTA, AUTH_STATE -> result;
+        };
     }
 
     private static InvalidRequestException invalid(InvalidCommandException e) {

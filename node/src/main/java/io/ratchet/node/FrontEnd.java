@@ -289,11 +289,16 @@ final class FrontEnd implements AutoCloseable {
         // as of then: every permission change acknowledged before the read is applied here by that time,
         // even on a follower, so a removed user's token stops working for reads at once too.
         String token = TokenInterceptor.current();
-        CompletableFuture<byte[]> results = query instanceof Query.Gets batch ? together(batch) : read(message);
-        if (query instanceof Query.Watch) {
-            watching.incrementAndGet();
-            results.whenComplete((bytes, error) -> watching.decrementAndGet());
-        }
+        CompletableFuture<byte[]> results = switch (query.kind()) {
+            case GETS -> together((Query.Gets) query);
+            case WATCH -> {
+                CompletableFuture<byte[]> watched = read(message);
+                watching.incrementAndGet();
+                watched.whenComplete((bytes, error) -> watching.decrementAndGet());
+                yield watched;
+            }
+            case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, CONTENTION, AUTH_STATUS -> read(message);
+        };
         results.whenComplete((bytes, error) -> {
             Refusal denied = error == null ? authorizer.check(token, query) : null;
             if (error != null) {

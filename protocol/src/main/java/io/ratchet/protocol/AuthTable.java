@@ -29,8 +29,20 @@ public final class AuthTable {
     private static final Pattern HASH = Pattern.compile("[0-9a-f]{64}");
     private static final List<Grant> ROOT_GRANTS = List.of(new Grant(Permission.ADMIN, ""));
 
-    public enum Permission {
-        READ, WRITE, ADMIN;
+    /** What a grant allows, and the tag the codec writes for it. */
+    public enum Permission implements WireKind {
+        READ(0), WRITE(1), ADMIN(2);
+
+        private final byte tag;
+
+        Permission(int tag) {
+            this.tag = (byte) tag;
+        }
+
+        @Override
+        public byte tag() {
+            return tag;
+        }
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);
@@ -125,40 +137,51 @@ public final class AuthTable {
     public AuthTable apply(Command.AuthChange change) {
         Map<String, User> u = new TreeMap<>(users);
         Map<String, List<Grant>> r = new TreeMap<>(roles);
-        boolean on = enabled;
-        if (change instanceof Command.AuthChange.Enable e) {
-            on = e.enabled();
-        } else if (change instanceof Command.AuthChange.AddUser a) {
-            if (u.containsKey(a.name())) {
-                throw new InvalidCommandException("user '" + a.name() + "' exists; remove it first to give it a new token");
+        boolean on = switch (change.changeKind()) {
+            case ENABLE -> ((Command.AuthChange.Enable) change).enabled();
+            case ADD_USER -> {
+                Command.AuthChange.AddUser a = (Command.AuthChange.AddUser) change;
+                if (u.containsKey(a.name())) {
+                    throw new InvalidCommandException("user '" + a.name() + "' exists; remove it first to give it a new token");
+                }
+                if (byTokenHash.containsKey(a.tokenHash())) {
+                    throw new InvalidCommandException("that token is another user's");
+                }
+                u.put(a.name(), new User(a.name(), a.tokenHash(), a.roles()));
+                yield enabled;
             }
-            if (byTokenHash.containsKey(a.tokenHash())) {
-                throw new InvalidCommandException("that token is another user's");
+            case REMOVE_USER -> {
+                Command.AuthChange.RemoveUser d = (Command.AuthChange.RemoveUser) change;
+                if (u.remove(d.name()) == null) {
+                    throw new InvalidCommandException("no user '" + d.name() + "'");
+                }
+                yield enabled;
             }
-            u.put(a.name(), new User(a.name(), a.tokenHash(), a.roles()));
-        } else if (change instanceof Command.AuthChange.RemoveUser d) {
-            if (u.remove(d.name()) == null) {
-                throw new InvalidCommandException("no user '" + d.name() + "'");
-            }
-        } else if (change instanceof Command.AuthChange.Grant g) {
-            List<Grant> grants = new ArrayList<>(r.getOrDefault(g.role(), List.of()));
-            Grant grant = new Grant(g.permission(), Keys.normalize(g.prefix()));
-            if (!grants.contains(grant)) {
-                grants.add(grant);
-            }
-            r.put(g.role(), grants);
-        } else if (change instanceof Command.AuthChange.Revoke g) {
-            List<Grant> grants = new ArrayList<>(r.getOrDefault(g.role(), List.of()));
-            if (!grants.remove(new Grant(g.permission(), Keys.normalize(g.prefix())))) {
-                throw new InvalidCommandException("role '" + g.role() + "' has no " + g.permission().label()
-                        + " grant on '" + g.prefix() + "'");
-            }
-            if (grants.isEmpty()) {
-                r.remove(g.role());
-            } else {
+            case GRANT -> {
+                Command.AuthChange.Grant g = (Command.AuthChange.Grant) change;
+                List<Grant> grants = new ArrayList<>(r.getOrDefault(g.role(), List.of()));
+                Grant grant = new Grant(g.permission(), Keys.normalize(g.prefix()));
+                if (!grants.contains(grant)) {
+                    grants.add(grant);
+                }
                 r.put(g.role(), grants);
+                yield enabled;
             }
-        }
+            case REVOKE -> {
+                Command.AuthChange.Revoke g = (Command.AuthChange.Revoke) change;
+                List<Grant> grants = new ArrayList<>(r.getOrDefault(g.role(), List.of()));
+                if (!grants.remove(new Grant(g.permission(), Keys.normalize(g.prefix())))) {
+                    throw new InvalidCommandException("role '" + g.role() + "' has no " + g.permission().label()
+                            + " grant on '" + g.prefix() + "'");
+                }
+                if (grants.isEmpty()) {
+                    r.remove(g.role());
+                } else {
+                    r.put(g.role(), grants);
+                }
+                yield enabled;
+            }
+        };
         AuthTable next = new AuthTable(on, u, r);
         if (on && next.users.values().stream().noneMatch(next::isAdmin)) {
             throw new InvalidCommandException(enabled

@@ -14,11 +14,8 @@ import java.util.TreeMap;
  * so they travel as modified UTF-8 ({@link DataOutput#writeUTF}).
  */
 public final class AuthTableCodec {
-    private static final byte ENABLE = 1;
-    private static final byte ADD_USER = 2;
-    private static final byte REMOVE_USER = 3;
-    private static final byte GRANT = 4;
-    private static final byte REVOKE = 5;
+    private static final Command.AuthChange.Kind[] CHANGES = Command.AuthChange.Kind.values();
+    private static final AuthTable.Permission[] PERMISSIONS = AuthTable.Permission.values();
     /** Users, roles and grants in one table or change: far above any real one, below a hostile count. */
     private static final int MAX_COUNT = 1 << 16;
 
@@ -38,7 +35,7 @@ public final class AuthTableCodec {
             out.writeUTF(r.getKey());
             out.writeInt(r.getValue().size());
             for (AuthTable.Grant g : r.getValue()) {
-                out.writeByte(g.permission().ordinal());
+                out.writeByte(g.permission().tag());
                 out.writeUTF(g.prefix());
             }
         }
@@ -67,52 +64,55 @@ public final class AuthTableCodec {
     }
 
     static void writeChange(DataOutput out, Command.AuthChange change) throws IOException {
-        if (change instanceof Command.AuthChange.Enable e) {
-            out.writeByte(ENABLE);
-            out.writeBoolean(e.enabled());
-        } else if (change instanceof Command.AuthChange.AddUser a) {
-            out.writeByte(ADD_USER);
-            out.writeUTF(a.name());
-            out.writeUTF(a.tokenHash());
-            writeStrings(out, a.roles());
-        } else if (change instanceof Command.AuthChange.RemoveUser r) {
-            out.writeByte(REMOVE_USER);
-            out.writeUTF(r.name());
-        } else if (change instanceof Command.AuthChange.Grant g) {
-            out.writeByte(GRANT);
-            writeGrant(out, g.role(), g.permission(), g.prefix());
-        } else if (change instanceof Command.AuthChange.Revoke g) {
-            out.writeByte(REVOKE);
-            writeGrant(out, g.role(), g.permission(), g.prefix());
-        } else {
-            throw new IllegalArgumentException("no encoding for " + change);
-        }
+        out.writeByte(change.changeKind().tag());
+        Body body = switch (change.changeKind()) {
+            case ENABLE -> o -> o.writeBoolean(((Command.AuthChange.Enable) change).enabled());
+            case ADD_USER -> o -> {
+                Command.AuthChange.AddUser a = (Command.AuthChange.AddUser) change;
+                o.writeUTF(a.name());
+                o.writeUTF(a.tokenHash());
+                writeStrings(o, a.roles());
+            };
+            case REMOVE_USER -> o -> o.writeUTF(((Command.AuthChange.RemoveUser) change).name());
+            case GRANT -> o -> {
+                Command.AuthChange.Grant g = (Command.AuthChange.Grant) change;
+                writeGrant(o, g.role(), g.permission(), g.prefix());
+            };
+            case REVOKE -> o -> {
+                Command.AuthChange.Revoke r = (Command.AuthChange.Revoke) change;
+                writeGrant(o, r.role(), r.permission(), r.prefix());
+            };
+        };
+        body.write(out);
     }
 
     static Command.AuthChange readChange(DataInput in) throws IOException {
-        byte kind = in.readByte();
+        byte tag = in.readByte();
+        Command.AuthChange.Kind kind = WireKind.byTag(CHANGES, tag);
+        if (kind == null) {
+            throw new InvalidCommandException("unknown permission change " + tag);
+        }
         return switch (kind) {
             case ENABLE -> new Command.AuthChange.Enable(in.readBoolean());
             case ADD_USER -> new Command.AuthChange.AddUser(in.readUTF(), in.readUTF(), readStrings(in));
             case REMOVE_USER -> new Command.AuthChange.RemoveUser(in.readUTF());
             case GRANT -> new Command.AuthChange.Grant(in.readUTF(), permission(in.readByte()), in.readUTF());
             case REVOKE -> new Command.AuthChange.Revoke(in.readUTF(), permission(in.readByte()), in.readUTF());
-            default -> throw new InvalidCommandException("unknown permission change " + kind);
         };
     }
 
     private static void writeGrant(DataOutput out, String role, AuthTable.Permission p, String prefix) throws IOException {
         out.writeUTF(role);
-        out.writeByte(p.ordinal());
+        out.writeByte(p.tag());
         out.writeUTF(prefix);
     }
 
     private static AuthTable.Permission permission(byte code) {
-        AuthTable.Permission[] all = AuthTable.Permission.values();
-        if (code < 0 || code >= all.length) {
+        AuthTable.Permission permission = WireKind.byTag(PERMISSIONS, code);
+        if (permission == null) {
             throw new InvalidCommandException("unknown permission " + code);
         }
-        return all[code];
+        return permission;
     }
 
     private static void writeStrings(DataOutput out, List<String> strings) throws IOException {
@@ -129,6 +129,12 @@ public final class AuthTableCodec {
             strings.add(in.readUTF());
         }
         return strings;
+    }
+
+    /** A change's fields, after its tag. */
+    @FunctionalInterface
+    private interface Body {
+        void write(DataOutput out) throws IOException;
     }
 
     private static int count(DataInput in) throws IOException {

@@ -26,57 +26,39 @@ public final class Codec {
      */
     public static final byte FORMAT_VERSION = 1;
 
-    private static final byte KIND_REQUESTS = 1;
-    private static final byte KIND_ENTRY = 2;
-    private static final byte KIND_QUERY = 3;
-    private static final byte KIND_RESULTS = 4;
-    /** What a client sends a front end, and a front end proposes to Raft: tagged batches of requests. */
-    private static final byte KIND_BATCHES = 5;
-    /** A log entry of batches. Entries of kind {@link #KIND_ENTRY} (plain requests) are still read. */
-    private static final byte KIND_BATCH_ENTRY = 6;
-    /** A front end's refusal of a message: see {@link Refusal}. */
-    private static final byte KIND_REFUSAL = 7;
-    /** Results a follower served, with the leader's client address after the head (see {@link #withLeader}). */
-    private static final byte KIND_RESULTS_FROM_FOLLOWER = 8;
+    /** The kinds of message: the byte after the format version. */
+    enum MessageKind implements WireKind {
+        /** What a client sends for writes outside a session, and the sweeper proposes. */
+        REQUESTS(1),
+        /** A log entry of plain requests, as written before client sessions: still read, never written. */
+        ENTRY(2),
+        QUERY(3),
+        RESULTS(4),
+        /** What a client sends a front end, and a front end proposes to Raft: tagged batches of requests. */
+        BATCHES(5),
+        /** A log entry of batches: what the log holds now. */
+        BATCH_ENTRY(6),
+        /** A front end's refusal of a message: see {@link Refusal}. */
+        REFUSAL(7),
+        /** Results a follower served, with the leader's client address after the head (see {@link #withLeader}). */
+        RESULTS_FROM_FOLLOWER(8);
 
-    // commands and transaction operations share one tag space
-    private static final byte PUT = 1;
-    private static final byte DELETE = 2;
-    private static final byte TRANSACTION = 3;
-    private static final byte SWEEP = 4;
-    private static final byte CHECK = 5;
-    private static final byte PUT_DOCUMENT = 6;
-    private static final byte DELETE_DOCUMENT = 7;
-    private static final byte OPEN_SESSION = 8;
-    private static final byte SET_QUOTA = 9;
-    private static final byte AUTH_CHANGE = 10;
+        private final byte tag;
 
-    private static final byte GET = 1;
-    private static final byte GET_ALL = 2;
-    private static final byte LIST = 3;
-    private static final byte STATS = 4;
-    private static final byte WATCH = 5;
-    private static final byte GET_DOCUMENT = 6;
-    private static final byte GETS = 7;
-    private static final byte CONTENTION_QUERY = 8;
-    private static final byte AUTH_STATUS = 9;
+        MessageKind(int tag) {
+            this.tag = (byte) tag;
+        }
 
-    private static final byte WRITE = 1;
-    private static final byte REJECTED = 2;
-    private static final byte FOUND = 3;
-    private static final byte ITEMS = 4;
-    private static final byte STATS_RESULT = 5;
-    private static final byte TXN = 6;
-    private static final byte SWEPT = 7;
-    private static final byte WATCHED = 8;
-    private static final byte DOCUMENT_FOUND = 9;
-    private static final byte SESSION_OPENED = 10;
-    private static final byte SESSION_EXPIRED = 11;
-    private static final byte CONTENTION = 12;
-    private static final byte QUOTA_EXCEEDED = 13;
-    private static final byte QUOTA = 14;
-    private static final byte AUTH_STATE = 15;
-    private static final byte DISK_FULL = 16;
+        @Override
+        public byte tag() {
+            return tag;
+        }
+    }
+
+    private static final Command.Kind[] COMMANDS = Command.Kind.values();
+    private static final Command.Op.Kind[] OPS = Command.Op.Kind.values();
+    private static final Query.Kind[] QUERIES = Query.Kind.values();
+    private static final Result.Kind[] RESULTS = Result.Kind.values();
 
     /** Entries may hold several requests (group commit), so counts inside them get a generous bound. */
     private static final int MAX_COUNT = 1 << 20;
@@ -88,7 +70,7 @@ public final class Codec {
 
     /** What a client sends for writes: one or more requests, applied in order. */
     public static byte[] encodeRequests(List<Request> requests) {
-        return encode(KIND_REQUESTS, out -> writeRequests(out, requests));
+        return encode(MessageKind.REQUESTS, out -> writeRequests(out, requests));
     }
 
     /**
@@ -100,7 +82,7 @@ public final class Codec {
     }
 
     /** What a requests message starts with, before the count of its requests. */
-    private static final byte[] REQUESTS_HEAD = {FORMAT_VERSION, KIND_REQUESTS};
+    private static final byte[] REQUESTS_HEAD = {FORMAT_VERSION, MessageKind.REQUESTS.tag()};
     /** The bytes a requests message adds around its requests' own encodings: its head and the count. */
     public static final int REQUESTS_FRAMING_BYTES = REQUESTS_HEAD.length + Integer.BYTES;
 
@@ -119,7 +101,7 @@ public final class Codec {
     }
 
     /** What a {@link Query.Gets} message starts with, before the count of its gets. */
-    private static final byte[] GETS_HEAD = {FORMAT_VERSION, KIND_QUERY, GETS};
+    private static final byte[] GETS_HEAD = {FORMAT_VERSION, MessageKind.QUERY.tag(), Query.Kind.GETS.tag()};
     /** The bytes a {@link Query.Gets} message adds around its gets' own encodings: its head and the count. */
     public static final int GETS_FRAMING_BYTES = GETS_HEAD.length + Integer.BYTES;
 
@@ -140,11 +122,11 @@ public final class Codec {
     }
 
     public static List<Request> decodeRequests(byte[] bytes) {
-        return decode(bytes, KIND_REQUESTS, Codec::readRequests);
+        return decode(bytes, MessageKind.REQUESTS, Codec::readRequests);
     }
 
     public static byte[] encodeEntry(Entry entry) {
-        return encode(KIND_BATCH_ENTRY, out -> {
+        return encode(MessageKind.BATCH_ENTRY, out -> {
             out.writeLong(entry.stamp());
             out.writeInt(entry.batches().size());
             for (Batch b : entry.batches()) {
@@ -155,10 +137,10 @@ public final class Codec {
 
     /** A log entry: of batches, or (as written before client sessions) of plain requests. */
     public static Entry decodeEntry(byte[] bytes) {
-        if (kindOf(bytes) == KIND_ENTRY) {
-            return decode(bytes, KIND_ENTRY, in -> Entry.untagged(in.readLong(), readRequests(in)));
+        if (kindOf(bytes) == MessageKind.ENTRY.tag()) {
+            return decode(bytes, MessageKind.ENTRY, in -> Entry.untagged(in.readLong(), readRequests(in)));
         }
-        return decode(bytes, KIND_BATCH_ENTRY, in -> new Entry(in.readLong(), readBatches(in)));
+        return decode(bytes, MessageKind.BATCH_ENTRY, in -> new Entry(in.readLong(), readBatches(in)));
     }
 
     // ---- batches: what clients send front ends, and front ends propose
@@ -169,7 +151,7 @@ public final class Codec {
     }
 
     public static byte[] encodeBatches(List<Batch> batches) {
-        return encode(KIND_BATCHES, out -> {
+        return encode(MessageKind.BATCHES, out -> {
             out.writeInt(batches.size());
             for (Batch b : batches) {
                 writeBatch(out, b);
@@ -178,7 +160,7 @@ public final class Codec {
     }
 
     /** What a batches message starts with, before the count of its batches. */
-    private static final byte[] BATCHES_HEAD = {FORMAT_VERSION, KIND_BATCHES};
+    private static final byte[] BATCHES_HEAD = {FORMAT_VERSION, MessageKind.BATCHES.tag()};
     /** The bytes a batches message adds around its batches' own encodings: its head and the count. */
     public static final int BATCHES_FRAMING_BYTES = BATCHES_HEAD.length + Integer.BYTES;
 
@@ -193,7 +175,7 @@ public final class Codec {
      */
     public static byte[] tagRequests(long session, long sequence, byte[] requestsMessage) {
         if (requestsMessage.length < REQUESTS_FRAMING_BYTES || requestsMessage[0] != FORMAT_VERSION
-                || requestsMessage[1] != KIND_REQUESTS) {
+                || requestsMessage[1] != MessageKind.REQUESTS.tag()) {
             throw new IllegalArgumentException("not a requests message");
         }
         int body = requestsMessage.length - REQUESTS_HEAD.length;
@@ -205,7 +187,7 @@ public final class Codec {
     }
 
     public static List<Batch> decodeBatches(byte[] bytes) {
-        return decode(bytes, KIND_BATCHES, Codec::readBatches);
+        return decode(bytes, MessageKind.BATCHES, Codec::readBatches);
     }
 
     /**
@@ -213,7 +195,7 @@ public final class Codec {
      * batch), which the sweeper and Ratis-protocol tools send.
      */
     public static List<Batch> decodeProposal(byte[] bytes) {
-        if (kindOf(bytes) == KIND_REQUESTS) {
+        if (kindOf(bytes) == MessageKind.REQUESTS.tag()) {
             List<Request> requests = decodeRequests(bytes);
             return requests.isEmpty() ? List.of() : List.of(Batch.untagged(requests));
         }
@@ -238,8 +220,8 @@ public final class Codec {
     // ---- refusals
 
     public static byte[] encodeRefusal(Refusal refusal) {
-        return encode(KIND_REFUSAL, out -> {
-            out.writeByte(refusal.reason().ordinal());
+        return encode(MessageKind.REFUSAL, out -> {
+            out.writeByte(refusal.reason().tag());
             writeString(out, refusal.leaderId());
             writeString(out, refusal.leaderAddress());
             writeString(out, refusal.message());
@@ -248,13 +230,13 @@ public final class Codec {
     }
 
     public static Refusal decodeRefusal(byte[] bytes) {
-        return decode(bytes, KIND_REFUSAL, in -> new Refusal(Refusal.Reason.of(in.readUnsignedByte()), readString(in),
+        return decode(bytes, MessageKind.REFUSAL, in -> new Refusal(Refusal.Reason.of(in.readUnsignedByte()), readString(in),
                 readString(in), readString(in), in.readBoolean()));
     }
 
     /** Whether a front end's answer is a {@link Refusal} rather than results. */
     public static boolean isRefusal(byte[] bytes) {
-        return kindOf(bytes) == KIND_REFUSAL;
+        return kindOf(bytes) == MessageKind.REFUSAL.tag();
     }
 
     /** The kind byte of a message, or -1 when it is too short to have one. */
@@ -263,26 +245,26 @@ public final class Codec {
     }
 
     public static byte[] encodeQuery(Query query) {
-        return encode(KIND_QUERY, out -> writeQuery(out, query));
+        return encode(MessageKind.QUERY, out -> writeQuery(out, query));
     }
 
     public static Query decodeQuery(byte[] bytes) {
-        return decode(bytes, KIND_QUERY, Codec::readQuery);
+        return decode(bytes, MessageKind.QUERY, Codec::readQuery);
     }
 
     public static byte[] encodeResults(List<Result> results) {
-        return encode(KIND_RESULTS, out -> writeResults(out, results));
+        return encode(MessageKind.RESULTS, out -> writeResults(out, results));
     }
 
     /** Results, whether a leader or a follower served them ({@link #withLeader}). */
     public static List<Result> decodeResults(byte[] bytes) {
-        if (kindOf(bytes) == KIND_RESULTS_FROM_FOLLOWER) {
-            return decode(bytes, KIND_RESULTS_FROM_FOLLOWER, in -> {
+        if (kindOf(bytes) == MessageKind.RESULTS_FROM_FOLLOWER.tag()) {
+            return decode(bytes, MessageKind.RESULTS_FROM_FOLLOWER, in -> {
                 readString(in);
                 return readResults(in);
             });
         }
-        return decode(bytes, KIND_RESULTS, Codec::readResults);
+        return decode(bytes, MessageKind.RESULTS, Codec::readResults);
     }
 
     /**
@@ -292,10 +274,10 @@ public final class Codec {
      * costing that node and the leader a round between them for every read.
      */
     public static byte[] withLeader(byte[] results, String leaderAddress) {
-        if (kindOf(results) != KIND_RESULTS) {
+        if (kindOf(results) != MessageKind.RESULTS.tag()) {
             throw new IllegalArgumentException("not a results message");
         }
-        return encode(KIND_RESULTS_FROM_FOLLOWER, out -> {
+        return encode(MessageKind.RESULTS_FROM_FOLLOWER, out -> {
             writeString(out, leaderAddress);
             out.write(results, 2, results.length - 2);
         });
@@ -303,7 +285,7 @@ public final class Codec {
 
     /** The leader's address a follower's results carry ({@link #withLeader}), or null. */
     public static String leaderOf(byte[] results) {
-        if (kindOf(results) != KIND_RESULTS_FROM_FOLLOWER) {
+        if (kindOf(results) != MessageKind.RESULTS_FROM_FOLLOWER.tag()) {
             return null;
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(results, 2, results.length - 2))) {
@@ -348,183 +330,189 @@ public final class Codec {
     }
 
     private static void writeCommand(DataOutputStream out, Command command) throws IOException {
-        if (command instanceof Command.Transaction t) {
-            out.writeByte(TRANSACTION);
-            out.writeInt(t.ops().size());
-            for (Command.Op op : t.ops()) {
-                writeOp(out, op);
-            }
-        } else if (command instanceof Command.OpenSession o) {
-            out.writeByte(OPEN_SESSION);
-            out.writeLong(o.id());
-            out.writeLong(o.timeoutMillis());
-        } else if (command instanceof Command.SetQuota q) {
-            out.writeByte(SET_QUOTA);
-            out.writeLong(q.bytes());
-            out.writeBoolean(q.ifUnset());
-        } else if (command instanceof Command.AuthChange a) {
-            out.writeByte(AUTH_CHANGE);
-            AuthTableCodec.writeChange(out, a);
-        } else if (command instanceof Command.Sweep s) {
-            out.writeByte(SWEEP);
-            out.writeInt(s.candidates().size());
-            for (Command.KeyIndex c : s.candidates()) {
-                writeString(out, c.key());
-                out.writeLong(c.index());
-            }
-        } else {
-            writeOp(out, (Command.Op) command);
-        }
+        out.writeByte(command.kind().tag());
+        Writer body = switch (command.kind()) {
+            case PUT, DELETE -> o -> writeOpBody(o, (Command.Op) command);
+            case TRANSACTION -> o -> {
+                List<Command.Op> ops = ((Command.Transaction) command).ops();
+                o.writeInt(ops.size());
+                for (Command.Op op : ops) {
+                    o.writeByte(op.opKind().tag());
+                    writeOpBody(o, op);
+                }
+            };
+            case SWEEP -> o -> {
+                List<Command.KeyIndex> candidates = ((Command.Sweep) command).candidates();
+                o.writeInt(candidates.size());
+                for (Command.KeyIndex c : candidates) {
+                    writeString(o, c.key());
+                    o.writeLong(c.index());
+                }
+            };
+            case OPEN_SESSION -> o -> {
+                Command.OpenSession open = (Command.OpenSession) command;
+                o.writeLong(open.id());
+                o.writeLong(open.timeoutMillis());
+            };
+            case SET_QUOTA -> o -> {
+                Command.SetQuota quota = (Command.SetQuota) command;
+                o.writeLong(quota.bytes());
+                o.writeBoolean(quota.ifUnset());
+            };
+            case AUTH_CHANGE -> o -> AuthTableCodec.writeChange(o, (Command.AuthChange) command);
+        };
+        body.write(out);
     }
 
     private static Command readCommand(DataInputStream in) throws IOException {
         byte type = in.readByte();
-        if (type == TRANSACTION) {
-            int n = readCount(in);
-            List<Command.Op> ops = new ArrayList<>(Math.min(n, 64));
-            for (int i = 0; i < n; i++) {
-                ops.add(readOp(in, in.readByte()));
+        Command.Kind kind = WireKind.byTag(COMMANDS, type);
+        if (kind == null) {
+            if (WireKind.byTag(OPS, type) != null) {
+                throw new InvalidCommandException("operation type " + type + " is only valid inside a transaction");
             }
-            return new Command.Transaction(ops);
+            throw new InvalidCommandException("unknown command type " + type);
         }
-        if (type == SWEEP) {
-            int n = readCount(in);
-            List<Command.KeyIndex> candidates = new ArrayList<>(Math.min(n, 64));
-            for (int i = 0; i < n; i++) {
-                candidates.add(new Command.KeyIndex(readString(in), in.readLong()));
+        return switch (kind) {
+            case PUT -> readPut(in);
+            case DELETE -> readDelete(in);
+            case TRANSACTION -> {
+                int n = readCount(in);
+                List<Command.Op> ops = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    ops.add(readOp(in));
+                }
+                yield new Command.Transaction(ops);
             }
-            return new Command.Sweep(candidates);
-        }
-        if (type == OPEN_SESSION) {
-            return new Command.OpenSession(in.readLong(), in.readLong());
-        }
-        if (type == SET_QUOTA) {
-            return new Command.SetQuota(in.readLong(), in.readBoolean());
-        }
-        if (type == AUTH_CHANGE) {
-            return AuthTableCodec.readChange(in);
-        }
-        Command.Op op = readOp(in, type);
-        if (op instanceof Command c) {
-            return c;
-        }
-        throw new InvalidCommandException("operation type " + type + " is only valid inside a transaction");
+            case SWEEP -> {
+                int n = readCount(in);
+                List<Command.KeyIndex> candidates = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    candidates.add(new Command.KeyIndex(readString(in), in.readLong()));
+                }
+                yield new Command.Sweep(candidates);
+            }
+            case OPEN_SESSION -> new Command.OpenSession(in.readLong(), in.readLong());
+            case SET_QUOTA -> new Command.SetQuota(in.readLong(), in.readBoolean());
+            case AUTH_CHANGE -> AuthTableCodec.readChange(in);
+        };
     }
 
-    private static void writeOp(DataOutputStream out, Command.Op op) throws IOException {
-        if (op instanceof Command.Put p) {
-            out.writeByte(PUT);
-            writeString(out, p.key());
-            writeString(out, p.value());
-            out.writeLong(p.index());
-            writeString(out, p.metadata());
-            out.writeLong(p.ttlMillis());
-            out.writeBoolean(p.expiredIsAbsent());
-        } else if (op instanceof Command.Delete d) {
-            out.writeByte(DELETE);
-            writeString(out, d.key());
-            out.writeLong(d.index());
-        } else if (op instanceof Command.Check c) {
-            out.writeByte(CHECK);
-            writeString(out, c.key());
-            out.writeLong(c.index());
-        } else if (op instanceof Command.PutDocument d) {
-            out.writeByte(PUT_DOCUMENT);
-            writeString(out, d.id());
-            writeString(out, d.json());
-            out.writeLong(d.guardIndex());
-        } else if (op instanceof Command.DeleteDocument d) {
-            out.writeByte(DELETE_DOCUMENT);
-            writeString(out, d.id());
-            out.writeLong(d.guardIndex());
-        } else {
-            throw new IllegalArgumentException("no encoding for " + op);
-        }
+    /** An operation's fields, after its tag (which a put or delete alone shares with it in a transaction). */
+    private static void writeOpBody(DataOutputStream out, Command.Op op) throws IOException {
+        Writer body = switch (op.opKind()) {
+            case PUT -> o -> {
+                Command.Put p = (Command.Put) op;
+                writeString(o, p.key());
+                writeString(o, p.value());
+                o.writeLong(p.index());
+                writeString(o, p.metadata());
+                o.writeLong(p.ttlMillis());
+                o.writeBoolean(p.expiredIsAbsent());
+            };
+            case DELETE, CHECK -> o -> {
+                writeString(o, op.key());
+                o.writeLong(op.index());
+            };
+            case PUT_DOCUMENT -> o -> {
+                Command.PutDocument d = (Command.PutDocument) op;
+                writeString(o, d.id());
+                writeString(o, d.json());
+                o.writeLong(d.guardIndex());
+            };
+            case DELETE_DOCUMENT -> o -> {
+                Command.DeleteDocument d = (Command.DeleteDocument) op;
+                writeString(o, d.id());
+                o.writeLong(d.guardIndex());
+            };
+        };
+        body.write(out);
     }
 
-    private static Command.Op readOp(DataInputStream in, byte type) throws IOException {
-        return switch (type) {
-            case PUT -> new Command.Put(readString(in), readString(in), in.readLong(), readString(in), in.readLong(),
-                    in.readBoolean());
-            case DELETE -> new Command.Delete(readString(in), in.readLong());
+    private static Command.Op readOp(DataInputStream in) throws IOException {
+        byte type = in.readByte();
+        Command.Op.Kind kind = WireKind.byTag(OPS, type);
+        if (kind == null) {
+            throw new InvalidCommandException("unknown command type " + type);
+        }
+        return switch (kind) {
+            case PUT -> readPut(in);
+            case DELETE -> readDelete(in);
             case CHECK -> new Command.Check(readString(in), in.readLong());
             case PUT_DOCUMENT -> new Command.PutDocument(readString(in), readString(in), in.readLong());
             case DELETE_DOCUMENT -> new Command.DeleteDocument(readString(in), in.readLong());
-            default -> throw new InvalidCommandException("unknown command type " + type);
         };
+    }
+
+    private static Command.Put readPut(DataInputStream in) throws IOException {
+        return new Command.Put(readString(in), readString(in), in.readLong(), readString(in), in.readLong(), in.readBoolean());
+    }
+
+    private static Command.Delete readDelete(DataInputStream in) throws IOException {
+        return new Command.Delete(readString(in), in.readLong());
     }
 
     // ---- queries
 
     private static void writeQuery(DataOutputStream out, Query query) throws IOException {
-        if (query instanceof Query.Get g) {
-            out.writeByte(GET);
-            writeString(out, g.key());
-        } else if (query instanceof Query.GetAll g) {
-            out.writeByte(GET_ALL);
-            out.writeInt(g.keys().size());
-            for (String key : g.keys()) {
-                writeString(out, key);
-            }
-        } else if (query instanceof Query.ListItems l) {
-            out.writeByte(LIST);
-            writeString(out, l.prefix());
-            out.writeInt(l.start());
-            out.writeInt(l.pageSize());
-        } else if (query instanceof Query.Stats) {
-            out.writeByte(STATS);
-        } else if (query instanceof Query.Watch w) {
-            out.writeByte(WATCH);
-            writeString(out, w.key());
-            out.writeLong(w.afterIndex());
-            out.writeLong(w.timeoutMillis());
-        } else if (query instanceof Query.Gets g) {
-            out.writeByte(GETS);
-            out.writeInt(g.gets().size());
-            for (Query.Get get : g.gets()) {
-                writeString(out, get.key());
-            }
-        } else if (query instanceof Query.GetDocument g) {
-            out.writeByte(GET_DOCUMENT);
-            writeString(out, g.id());
-        } else if (query instanceof Query.Contention c) {
-            out.writeByte(CONTENTION_QUERY);
-            out.writeInt(c.limit());
-        } else if (query instanceof Query.AuthStatus) {
-            out.writeByte(AUTH_STATUS);
-        } else {
-            throw new IllegalArgumentException("no encoding for " + query);
-        }
+        out.writeByte(query.kind().tag());
+        Writer body = switch (query.kind()) {
+            case GET -> o -> writeString(o, ((Query.Get) query).key());
+            case GET_ALL -> o -> writeStrings(o, ((Query.GetAll) query).keys());
+            case LIST_ITEMS -> o -> {
+                Query.ListItems l = (Query.ListItems) query;
+                writeString(o, l.prefix());
+                o.writeInt(l.start());
+                o.writeInt(l.pageSize());
+            };
+            case STATS, AUTH_STATUS -> o -> {
+            };
+            case WATCH -> o -> {
+                Query.Watch w = (Query.Watch) query;
+                writeString(o, w.key());
+                o.writeLong(w.afterIndex());
+                o.writeLong(w.timeoutMillis());
+            };
+            case GET_DOCUMENT -> o -> writeString(o, ((Query.GetDocument) query).id());
+            case GETS -> o -> writeStrings(o, ((Query.Gets) query).gets().stream().map(Query.Get::key).toList());
+            case CONTENTION -> o -> o.writeInt(((Query.Contention) query).limit());
+        };
+        body.write(out);
     }
 
     private static Query readQuery(DataInputStream in) throws IOException {
         byte type = in.readByte();
-        return switch (type) {
+        Query.Kind kind = WireKind.byTag(QUERIES, type);
+        if (kind == null) {
+            throw new InvalidCommandException("unknown query type " + type);
+        }
+        return switch (kind) {
             case GET -> new Query.Get(readString(in));
-            case GET_ALL -> {
-                int n = readCount(in);
-                List<String> keys = new ArrayList<>(Math.min(n, 64));
-                for (int i = 0; i < n; i++) {
-                    keys.add(readString(in));
-                }
-                yield new Query.GetAll(keys);
-            }
-            case LIST -> new Query.ListItems(readString(in), in.readInt(), in.readInt());
+            case GET_ALL -> new Query.GetAll(readStrings(in));
+            case LIST_ITEMS -> new Query.ListItems(readString(in), in.readInt(), in.readInt());
             case STATS -> new Query.Stats();
             case WATCH -> new Query.Watch(readString(in), in.readLong(), in.readLong());
             case GET_DOCUMENT -> new Query.GetDocument(readString(in));
-            case CONTENTION_QUERY -> new Query.Contention(in.readInt());
+            case GETS -> new Query.Gets(readStrings(in).stream().map(Query.Get::new).toList());
+            case CONTENTION -> new Query.Contention(in.readInt());
             case AUTH_STATUS -> new Query.AuthStatus();
-            case GETS -> {
-                int n = readCount(in);
-                List<Query.Get> gets = new ArrayList<>(Math.min(n, 64));
-                for (int i = 0; i < n; i++) {
-                    gets.add(new Query.Get(readString(in)));
-                }
-                yield new Query.Gets(gets);
-            }
-            default -> throw new InvalidCommandException("unknown query type " + type);
         };
+    }
+
+    private static void writeStrings(DataOutputStream out, List<String> strings) throws IOException {
+        out.writeInt(strings.size());
+        for (String s : strings) {
+            writeString(out, s);
+        }
+    }
+
+    private static List<String> readStrings(DataInputStream in) throws IOException {
+        int n = readCount(in);
+        List<String> strings = new ArrayList<>(Math.min(n, 64));
+        for (int i = 0; i < n; i++) {
+            strings.add(readString(in));
+        }
+        return strings;
     }
 
     // ---- results
@@ -546,97 +534,114 @@ public final class Codec {
     }
 
     private static void writeResult(DataOutputStream out, Result result) throws IOException {
-        if (result instanceof Result.Write w) {
-            out.writeByte(WRITE);
-            out.writeBoolean(w.successful());
-            writeString(out, w.key());
-            writeNullableItem(out, w.item());
-        } else if (result instanceof Result.Txn t) {
-            out.writeByte(TXN);
-            out.writeBoolean(t.successful());
-            out.writeLong(t.index());
-            out.writeInt(t.conflicts().size());
-            for (Result.Conflict c : t.conflicts()) {
-                writeString(out, c.key());
-                out.writeLong(c.expected());
-                out.writeLong(c.actual());
-            }
-        } else if (result instanceof Result.Swept s) {
-            out.writeByte(SWEPT);
-            out.writeInt(s.removed());
-        } else if (result instanceof Result.Rejected r) {
-            out.writeByte(REJECTED);
-            writeString(out, r.reason());
-        } else if (result instanceof Result.Found f) {
-            out.writeByte(FOUND);
-            writeNullableItem(out, f.item());
-        } else if (result instanceof Result.Items items) {
-            out.writeByte(ITEMS);
-            out.writeInt(items.items().size());
-            for (Item item : items.items()) {
-                writeItem(out, item);
-            }
-        } else if (result instanceof Result.Stats s) {
-            out.writeByte(STATS_RESULT);
-            out.writeLong(s.appliedIndex());
-            out.writeLong(s.clusterTime());
-            out.writeLong(s.itemCount());
-            out.writeLong(s.usedBytes());
-            out.writeLong(s.quotaBytes());
-        } else if (result instanceof Result.Watched w) {
-            out.writeByte(WATCHED);
-            out.writeBoolean(w.changed());
-            out.writeLong(w.lastChange());
-            writeNullableItem(out, w.item());
-        } else if (result instanceof Result.SessionOpened o) {
-            out.writeByte(SESSION_OPENED);
-            out.writeLong(o.session());
-            out.writeLong(o.timeoutMillis());
-        } else if (result instanceof Result.SessionExpired e) {
-            out.writeByte(SESSION_EXPIRED);
-            out.writeLong(e.session());
-        } else if (result instanceof Result.Contention c) {
-            out.writeByte(CONTENTION);
-            out.writeLong(c.since());
-            out.writeInt(c.keys().size());
-            for (Result.KeyContention k : c.keys()) {
-                writeString(out, k.key());
-                out.writeLong(k.attempts());
-                out.writeLong(k.commits());
-                out.writeLong(k.refused());
-            }
-        } else if (result instanceof Result.QuotaExceeded q) {
-            out.writeByte(QUOTA_EXCEEDED);
-            out.writeLong(q.used());
-            out.writeLong(q.quota());
-            out.writeLong(q.needed());
-        } else if (result instanceof Result.DiskFull d) {
-            out.writeByte(DISK_FULL);
-            writeString(out, d.node());
-            out.writeLong(d.freeBytes());
-            out.writeLong(d.floorBytes());
-        } else if (result instanceof Result.Quota q) {
-            out.writeByte(QUOTA);
-            out.writeLong(q.used());
-            out.writeLong(q.quota());
-        } else if (result instanceof Result.AuthState a) {
-            out.writeByte(AUTH_STATE);
-            AuthTableCodec.write(out, a.table());
-        } else if (result instanceof Result.DocumentFound d) {
-            out.writeByte(DOCUMENT_FOUND);
-            out.writeBoolean(d.document() != null);
-            if (d.document() != null) {
-                writeDocument(out, d.document());
-            }
-        } else {
-            throw new IllegalArgumentException("no encoding for " + result);
-        }
+        out.writeByte(result.kind().tag());
+        Writer body = switch (result.kind()) {
+            case WRITE -> o -> {
+                Result.Write w = (Result.Write) result;
+                o.writeBoolean(w.successful());
+                writeString(o, w.key());
+                writeNullableItem(o, w.item());
+            };
+            case REJECTED -> o -> writeString(o, ((Result.Rejected) result).reason());
+            case FOUND -> o -> writeNullableItem(o, ((Result.Found) result).item());
+            case ITEMS -> o -> {
+                List<Item> items = ((Result.Items) result).items();
+                o.writeInt(items.size());
+                for (Item item : items) {
+                    writeItem(o, item);
+                }
+            };
+            case STATS -> o -> {
+                Result.Stats s = (Result.Stats) result;
+                o.writeLong(s.appliedIndex());
+                o.writeLong(s.clusterTime());
+                o.writeLong(s.itemCount());
+                o.writeLong(s.usedBytes());
+                o.writeLong(s.quotaBytes());
+            };
+            case TXN -> o -> {
+                Result.Txn t = (Result.Txn) result;
+                o.writeBoolean(t.successful());
+                o.writeLong(t.index());
+                o.writeInt(t.conflicts().size());
+                for (Result.Conflict c : t.conflicts()) {
+                    writeString(o, c.key());
+                    o.writeLong(c.expected());
+                    o.writeLong(c.actual());
+                }
+            };
+            case SWEPT -> o -> o.writeInt(((Result.Swept) result).removed());
+            case WATCHED -> o -> {
+                Result.Watched w = (Result.Watched) result;
+                o.writeBoolean(w.changed());
+                o.writeLong(w.lastChange());
+                writeNullableItem(o, w.item());
+            };
+            case DOCUMENT_FOUND -> o -> {
+                Document document = ((Result.DocumentFound) result).document();
+                o.writeBoolean(document != null);
+                if (document != null) {
+                    writeDocument(o, document);
+                }
+            };
+            case SESSION_OPENED -> o -> {
+                Result.SessionOpened s = (Result.SessionOpened) result;
+                o.writeLong(s.session());
+                o.writeLong(s.timeoutMillis());
+            };
+            case SESSION_EXPIRED -> o -> o.writeLong(((Result.SessionExpired) result).session());
+            case CONTENTION -> o -> {
+                Result.Contention c = (Result.Contention) result;
+                o.writeLong(c.since());
+                o.writeInt(c.keys().size());
+                for (Result.KeyContention k : c.keys()) {
+                    writeString(o, k.key());
+                    o.writeLong(k.attempts());
+                    o.writeLong(k.commits());
+                    o.writeLong(k.refused());
+                }
+            };
+            case QUOTA_EXCEEDED -> o -> {
+                Result.QuotaExceeded q = (Result.QuotaExceeded) result;
+                o.writeLong(q.used());
+                o.writeLong(q.quota());
+                o.writeLong(q.needed());
+            };
+            case QUOTA -> o -> {
+                Result.Quota q = (Result.Quota) result;
+                o.writeLong(q.used());
+                o.writeLong(q.quota());
+            };
+            case AUTH_STATE -> o -> AuthTableCodec.write(o, ((Result.AuthState) result).table());
+            case DISK_FULL -> o -> {
+                Result.DiskFull d = (Result.DiskFull) result;
+                writeString(o, d.node());
+                o.writeLong(d.freeBytes());
+                o.writeLong(d.floorBytes());
+            };
+        };
+        body.write(out);
     }
 
     private static Result readResult(DataInputStream in) throws IOException {
         byte type = in.readByte();
-        return switch (type) {
+        Result.Kind kind = WireKind.byTag(RESULTS, type);
+        if (kind == null) {
+            throw new InvalidCommandException("unknown result type " + type);
+        }
+        return switch (kind) {
             case WRITE -> new Result.Write(in.readBoolean(), readString(in), readNullableItem(in));
+            case REJECTED -> new Result.Rejected(readString(in));
+            case FOUND -> new Result.Found(readNullableItem(in));
+            case ITEMS -> {
+                int n = readCount(in);
+                List<Item> items = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    items.add(readItem(in));
+                }
+                yield new Result.Items(items);
+            }
+            case STATS -> new Result.Stats(in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong());
             case TXN -> {
                 boolean ok = in.readBoolean();
                 long index = in.readLong();
@@ -648,22 +653,6 @@ public final class Codec {
                 yield new Result.Txn(ok, index, conflicts);
             }
             case SWEPT -> new Result.Swept(in.readInt());
-            case REJECTED -> new Result.Rejected(readString(in));
-            case FOUND -> new Result.Found(readNullableItem(in));
-            case ITEMS -> {
-                int n = readCount(in);
-                List<Item> items = new ArrayList<>(Math.min(n, 64));
-                for (int i = 0; i < n; i++) {
-                    items.add(readItem(in));
-                }
-                yield new Result.Items(items);
-            }
-            case STATS_RESULT -> new Result.Stats(in.readLong(), in.readLong(), in.readLong(), in.readLong(),
-                    in.readLong());
-            case QUOTA_EXCEEDED -> new Result.QuotaExceeded(in.readLong(), in.readLong(), in.readLong());
-            case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
-            case DISK_FULL -> new Result.DiskFull(readString(in), in.readLong(), in.readLong());
-            case AUTH_STATE -> new Result.AuthState(AuthTableCodec.read(in));
             case WATCHED -> new Result.Watched(in.readBoolean(), in.readLong(), readNullableItem(in));
             case DOCUMENT_FOUND -> new Result.DocumentFound(in.readBoolean() ? readDocument(in) : null);
             case SESSION_OPENED -> new Result.SessionOpened(in.readLong(), in.readLong());
@@ -677,7 +666,10 @@ public final class Codec {
                 }
                 yield new Result.Contention(since, keys);
             }
-            default -> throw new InvalidCommandException("unknown result type " + type);
+            case QUOTA_EXCEEDED -> new Result.QuotaExceeded(in.readLong(), in.readLong(), in.readLong());
+            case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
+            case AUTH_STATE -> new Result.AuthState(AuthTableCodec.read(in));
+            case DISK_FULL -> new Result.DiskFull(readString(in), in.readLong(), in.readLong());
         };
     }
 
@@ -760,10 +752,10 @@ public final class Codec {
         T read(DataInputStream in) throws IOException;
     }
 
-    private static byte[] encode(byte kind, Writer body) {
+    private static byte[] encode(MessageKind kind, Writer body) {
         return encodeBare(out -> {
             out.writeByte(FORMAT_VERSION);
-            out.writeByte(kind);
+            out.writeByte(kind.tag());
             body.write(out);
         });
     }
@@ -779,7 +771,7 @@ public final class Codec {
         return bytes.toByteArray();
     }
 
-    private static <T> T decode(byte[] bytes, byte kind, Reader<T> body) {
+    private static <T> T decode(byte[] bytes, MessageKind kind, Reader<T> body) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             checkHeader(in, kind);
             T value = body.read(in);
@@ -794,7 +786,7 @@ public final class Codec {
         }
     }
 
-    private static void checkHeader(InputStream stream, byte kind) throws IOException {
+    private static void checkHeader(InputStream stream, MessageKind kind) throws IOException {
         int version = stream.read();
         int actualKind = stream.read();
         if (version < 0 || actualKind < 0) {
@@ -807,8 +799,8 @@ public final class Codec {
             throw new InvalidCommandException("format version " + version + " is not supported (this node speaks "
                     + FORMAT_VERSION + ")");
         }
-        if (actualKind != kind) {
-            throw new InvalidCommandException("message kind " + actualKind + " where " + kind + " was expected");
+        if (actualKind != kind.tag()) {
+            throw new InvalidCommandException("message kind " + actualKind + " where " + kind.tag() + " was expected");
         }
     }
 }

@@ -11,11 +11,52 @@ import java.util.Set;
 public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep,
         Command.OpenSession, Command.SetQuota, Command.AuthChange {
 
+    /** Which command this is: what code that handles commands switches on (see {@link WireKind}). */
+    Kind kind();
+
     /** Checks the command's own fields; throws {@link InvalidCommandException} when one is bad. */
     void validate();
 
+    /**
+     * The kinds of command and their tags. Commands and transaction operations share one tag space
+     * ({@link Op.Kind}): a put or a delete has one tag, alone or in a transaction.
+     */
+    enum Kind implements WireKind {
+        PUT(1), DELETE(2), TRANSACTION(3), SWEEP(4), OPEN_SESSION(8), SET_QUOTA(9), AUTH_CHANGE(10);
+
+        private final byte tag;
+
+        Kind(int tag) {
+            this.tag = (byte) tag;
+        }
+
+        @Override
+        public byte tag() {
+            return tag;
+        }
+    }
+
     /** One operation of a {@link Transaction}: a condition on {@code key()} at {@code index()}, maybe a write. */
     sealed interface Op permits Put, Delete, Check, DocumentOp {
+        /** Which operation this is (named apart from {@link Command#kind}, as a put or delete is both). */
+        Kind opKind();
+
+        /** The kinds of operation and their tags, in the tag space commands use too. */
+        enum Kind implements WireKind {
+            PUT(1), DELETE(2), CHECK(5), PUT_DOCUMENT(6), DELETE_DOCUMENT(7);
+
+            private final byte tag;
+
+            Kind(int tag) {
+                this.tag = (byte) tag;
+            }
+
+            @Override
+            public byte tag() {
+                return tag;
+            }
+        }
+
         /** The item the condition names (for a document op, its guard). */
         String key();
 
@@ -61,6 +102,16 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                 throw new InvalidCommandException("'expired counts as absent' goes with index 0 (create), not " + index);
             }
         }
+
+        @Override
+        public Command.Kind kind() {
+            return Command.Kind.PUT;
+        }
+
+        @Override
+        public Op.Kind opKind() {
+            return Op.Kind.PUT;
+        }
     }
 
     /** Remove {@code key} when {@code index} (never 0) equals the item's current index. */
@@ -73,6 +124,16 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                 throw new InvalidCommandException("delete of '" + key + "' needs the item's index; 0 names no item");
             }
         }
+
+        @Override
+        public Command.Kind kind() {
+            return Command.Kind.DELETE;
+        }
+
+        @Override
+        public Op.Kind opKind() {
+            return Op.Kind.DELETE;
+        }
     }
 
     /** A condition only: {@code key} must have {@code index} (0: be absent). Guards may be checked. */
@@ -81,6 +142,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
         public void validate() {
             Keys.validate(key);
             checkIndex(index);
+        }
+
+        @Override
+        public Op.Kind opKind() {
+            return Op.Kind.CHECK;
         }
     }
 
@@ -117,6 +183,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                 throw new InvalidCommandException("document '" + id + "' must be a JSON object");
             }
         }
+
+        @Override
+        public Op.Kind opKind() {
+            return Op.Kind.PUT_DOCUMENT;
+        }
     }
 
     /** Delete a document and its Atomic Guard; {@code guardIndex} must equal the guard's index. */
@@ -127,6 +198,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
             if (guardIndex <= 0) {
                 throw new InvalidCommandException("delete of document '" + id + "' needs its guard index, not " + guardIndex);
             }
+        }
+
+        @Override
+        public Op.Kind opKind() {
+            return Op.Kind.DELETE_DOCUMENT;
         }
     }
 
@@ -155,6 +231,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                 }
             }
         }
+
+        @Override
+        public Kind kind() {
+            return Kind.TRANSACTION;
+        }
     }
 
     /**
@@ -175,6 +256,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                 throw new InvalidCommandException("a sweep names at most " + MAX_CANDIDATES + " items");
             }
             candidates.forEach(c -> Keys.validate(c.key()));
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.SWEEP;
         }
     }
 
@@ -197,6 +283,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                         + MAX_TIMEOUT_MILLIS / 60_000 + " min, not " + timeoutMillis + " ms");
             }
         }
+
+        @Override
+        public Kind kind() {
+            return Kind.OPEN_SESSION;
+        }
     }
 
     /**
@@ -213,6 +304,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                         + Limits.MAX_QUOTA_BYTES + " bytes (1 MiB .. 1 TiB), not " + bytes);
             }
         }
+
+        @Override
+        public Kind kind() {
+            return Kind.SET_QUOTA;
+        }
     }
 
     /**
@@ -220,10 +316,39 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
      * authentication is on. Applied as {@link AuthTable#apply}: all or nothing.
      */
     sealed interface AuthChange extends Command {
+        /** Which change this is: what code that applies or encodes changes switches on. */
+        Kind changeKind();
+
+        @Override
+        default Command.Kind kind() {
+            return Command.Kind.AUTH_CHANGE;
+        }
+
+        /** The kinds of change and their tags, written after {@link Command.Kind#AUTH_CHANGE}'s. */
+        enum Kind implements WireKind {
+            ENABLE(1), ADD_USER(2), REMOVE_USER(3), GRANT(4), REVOKE(5);
+
+            private final byte tag;
+
+            Kind(int tag) {
+                this.tag = (byte) tag;
+            }
+
+            @Override
+            public byte tag() {
+                return tag;
+            }
+        }
+
         /** Turns authentication and permission checks on or off; on needs a user with admin on every key. */
         record Enable(boolean enabled) implements AuthChange {
             @Override
             public void validate() {
+            }
+
+            @Override
+            public Kind changeKind() {
+                return Kind.ENABLE;
             }
         }
 
@@ -242,6 +367,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
                 }
                 AuthTable.checkRoles(roles);
             }
+
+            @Override
+            public Kind changeKind() {
+                return Kind.ADD_USER;
+            }
         }
 
         /** Removes user {@code name}: its token stops working with this entry. */
@@ -249,6 +379,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
             @Override
             public void validate() {
                 AuthTable.checkName("user", name);
+            }
+
+            @Override
+            public Kind changeKind() {
+                return Kind.REMOVE_USER;
             }
         }
 
@@ -258,6 +393,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
             public void validate() {
                 checkGrant(role, permission, prefix);
             }
+
+            @Override
+            public Kind changeKind() {
+                return Kind.GRANT;
+            }
         }
 
         /** Takes a grant back; a role with no grants left is gone. */
@@ -265,6 +405,11 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
             @Override
             public void validate() {
                 checkGrant(role, permission, prefix);
+            }
+
+            @Override
+            public Kind changeKind() {
+                return Kind.REVOKE;
             }
         }
 

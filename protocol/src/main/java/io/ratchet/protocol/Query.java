@@ -6,12 +6,36 @@ import java.util.List;
 public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, Query.Stats, Query.Watch,
         Query.GetDocument, Query.Gets, Query.Contention, Query.AuthStatus {
 
+    /** Which query this is: what code that serves or encodes queries switches on (see {@link WireKind}). */
+    Kind kind();
+
     void validate();
+
+    /** The kinds of query and their tags. */
+    enum Kind implements WireKind {
+        GET(1), GET_ALL(2), LIST_ITEMS(3), STATS(4), WATCH(5), GET_DOCUMENT(6), GETS(7), CONTENTION(8), AUTH_STATUS(9);
+
+        private final byte tag;
+
+        Kind(int tag) {
+            this.tag = (byte) tag;
+        }
+
+        @Override
+        public byte tag() {
+            return tag;
+        }
+    }
 
     record Get(String key) implements Query {
         @Override
         public void validate() {
             Keys.validate(key);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.GET;
         }
     }
 
@@ -27,6 +51,11 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
                         + Limits.MAX_GET_ALL_KEYS);
             }
             keys.forEach(Keys::validate);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.GET_ALL;
         }
     }
 
@@ -51,9 +80,13 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
                 throw new InvalidCommandException("page size must be 1.." + Limits.MAX_PAGE_SIZE + ", not " + pageSize);
             }
         }
+
+        @Override
+        public Kind kind() {
+            return Kind.LIST_ITEMS;
+        }
     }
 
-    /** The node's view of the store: applied index, cluster time, item count. */
     /**
      * The node's count of contended keys: the {@code limit} keys whose conditions were refused most
      * often since it started (not replicated state; every node applies the same entries, so any node
@@ -66,11 +99,22 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
                 throw new InvalidCommandException("a contention query asks for 1.." + Limits.MAX_PAGE_SIZE + " keys, not " + limit);
             }
         }
+
+        @Override
+        public Kind kind() {
+            return Kind.CONTENTION;
+        }
     }
 
+    /** The node's view of the store: applied index, cluster time, item count, size and quota. */
     record Stats() implements Query {
         @Override
         public void validate() {
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.STATS;
         }
     }
 
@@ -78,6 +122,11 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
     record AuthStatus() implements Query {
         @Override
         public void validate() {
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.AUTH_STATUS;
         }
     }
 
@@ -98,6 +147,11 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
                         + timeoutMillis + " ms");
             }
         }
+
+        @Override
+        public Kind kind() {
+            return Kind.WATCH;
+        }
     }
 
     /** A document and its guard index. */
@@ -108,6 +162,11 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
                 throw new InvalidCommandException("document id must not be empty");
             }
             Keys.validate(Document.guardKey(id));
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.GET_DOCUMENT;
         }
     }
 
@@ -129,6 +188,11 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
                 throw new InvalidCommandException("a batch of gets carries 1.." + MAX_GETS + " gets, not " + gets.size());
             }
             gets.forEach(Get::validate);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.GETS;
         }
     }
 }

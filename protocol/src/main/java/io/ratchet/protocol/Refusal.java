@@ -13,26 +13,39 @@ package io.ratchet.protocol;
  *                      before, and certainly wrote nothing
  */
 public record Refusal(Reason reason, String leaderId, String leaderAddress, String message, boolean inDoubt) {
-    public enum Reason {
+    /** Why a message was refused, and the tag the codec writes for it. */
+    public enum Reason implements WireKind {
         /** This node is not the leader; send writes to {@code leaderId} at {@code leaderAddress}. */
-        NOT_LEADER,
+        NOT_LEADER(0),
         /** No leader is known or ready yet (an election is running): try again shortly, anywhere. */
-        NO_LEADER,
+        NO_LEADER(1),
         /** The message is malformed or invalid: resending it unchanged gets the same answer. */
-        INVALID,
+        INVALID(2),
         /** The node failed to serve it (stopping, overloaded, a bug): safe to resend, to any node. */
-        UNAVAILABLE,
+        UNAVAILABLE(3),
         /** Authentication is on and the call names no user (no token, or one no user has). */
-        UNAUTHENTICATED,
+        UNAUTHENTICATED(4),
         /** The user has no permission for what the message asks; the message names the key and permission. */
-        FORBIDDEN;
+        FORBIDDEN(5);
 
-        static Reason of(int code) {
-            Reason[] all = values();
-            if (code < 0 || code >= all.length) {
-                throw new InvalidCommandException("unknown refusal reason " + code);
+        private static final Reason[] ALL = values();
+        private final byte tag;
+
+        Reason(int tag) {
+            this.tag = (byte) tag;
+        }
+
+        @Override
+        public byte tag() {
+            return tag;
+        }
+
+        static Reason of(int tag) {
+            Reason reason = WireKind.byTag(ALL, tag);
+            if (reason == null) {
+                throw new InvalidCommandException("unknown refusal reason " + tag);
             }
-            return all[code];
+            return reason;
         }
     }
 

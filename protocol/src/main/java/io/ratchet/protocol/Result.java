@@ -7,6 +7,27 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
         Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.DiskFull, Result.Quota, Result.AuthState {
 
+    /** Which result this is: what code that reads or encodes results switches on (see {@link WireKind}). */
+    Kind kind();
+
+    /** The kinds of result and their tags. */
+    enum Kind implements WireKind {
+        WRITE(1), REJECTED(2), FOUND(3), ITEMS(4), STATS(5), TXN(6), SWEPT(7), WATCHED(8), DOCUMENT_FOUND(9),
+        SESSION_OPENED(10), SESSION_EXPIRED(11), CONTENTION(12), QUOTA_EXCEEDED(13), QUOTA(14), AUTH_STATE(15),
+        DISK_FULL(16);
+
+        private final byte tag;
+
+        Kind(int tag) {
+            this.tag = (byte) tag;
+        }
+
+        @Override
+        public byte tag() {
+            return tag;
+        }
+    }
+
     /**
      * The outcome of a put or delete. On success, {@code item} is the state after it (null after a
      * delete); on a failed condition, the item's current state (null when absent), so a retry can
@@ -17,12 +38,22 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
         public long index() {
             return item == null ? 0 : item.index();
         }
+
+        @Override
+        public Kind kind() {
+            return Kind.WRITE;
+        }
     }
 
     /** A transaction: on success every write is at {@code index}; on failure nothing applied and {@code conflicts} says why. */
     record Txn(boolean successful, long index, List<Conflict> conflicts) implements Result {
         public Txn {
             conflicts = List.copyOf(conflicts);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.TXN;
         }
     }
 
@@ -32,20 +63,37 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
 
     /** How many expired items a sweep removed. */
     record Swept(int removed) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.SWEPT;
+        }
     }
 
     /** A command the node refused as invalid; nothing was written. */
     record Rejected(String reason) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.REJECTED;
+        }
     }
 
     /** The answer to a get: the item, or null when the key is absent. */
     record Found(Item item) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.FOUND;
+        }
     }
 
     /** Items in key order. */
     record Items(List<Item> items) implements Result {
         public Items {
             items = List.copyOf(items);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.ITEMS;
         }
     }
 
@@ -55,6 +103,10 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      */
     record Stats(long appliedIndex, long clusterTime, long itemCount, long usedBytes, long quotaBytes)
             implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.STATS;
+        }
     }
 
     /**
@@ -62,14 +114,26 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * change, and its current state (null when absent).
      */
     record Watched(boolean changed, long lastChange, Item item) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.WATCHED;
+        }
     }
 
     /** A document, or null when there is none under the id. */
     record DocumentFound(Document document) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.DOCUMENT_FOUND;
+        }
     }
 
     /** A client session is open: its id and how long it lives without a write. */
     record SessionOpened(long session, long timeoutMillis) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.SESSION_OPENED;
+        }
     }
 
     /**
@@ -77,6 +141,10 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * cluster time without a write): nothing in it was applied.
      */
     record SessionExpired(long session) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.SESSION_EXPIRED;
+        }
     }
 
     /**
@@ -86,6 +154,11 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
     record Contention(long since, List<KeyContention> keys) implements Result {
         public Contention {
             keys = List.copyOf(keys);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.CONTENTION;
         }
     }
 
@@ -98,6 +171,10 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * @param needed how much the write would have added
      */
     record QuotaExceeded(long used, long quota, long needed) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.QUOTA_EXCEEDED;
+        }
     }
 
     /**
@@ -110,6 +187,18 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * @param floorBytes the free space under which it refuses such writes
      */
     record DiskFull(String node, long freeBytes, long floorBytes) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.DISK_FULL;
+        }
+    }
+
+    /** The permission table after a change, or as asked for; token hashes are left out. */
+    record AuthState(AuthTable table) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.AUTH_STATE;
+        }
     }
 
     /**
@@ -117,10 +206,6 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * bytes of keys, values and metadata, documents, idempotency results and sessions, plus a fixed
      * overhead for each, so every replica counts the same.
      */
-    /** The permission table after a change, or as asked for; token hashes are left out. */
-    record AuthState(AuthTable table) implements Result {
-    }
-
     record Quota(long used, long quota) implements Result {
         /** Whether {@code used} has reached {@link Limits#QUOTA_ALARM_PERCENT} of {@code quota}. */
         public static boolean alarm(long used, long quota) {
@@ -129,6 +214,11 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
 
         public boolean alarm() {
             return alarm(used, quota);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.QUOTA;
         }
     }
 

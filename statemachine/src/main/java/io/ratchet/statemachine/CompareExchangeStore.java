@@ -250,32 +250,17 @@ public final class CompareExchangeStore {
         } catch (InvalidCommandException e) {
             return new Result.Rejected(e.getMessage());
         }
-        if (command instanceof Command.Transaction t) {
-            return transaction(t, logIndex, clusterTime);
-        }
-        if (command instanceof Command.Sweep s) {
-            return sweep(s, logIndex, clusterTime);
-        }
-        if (command instanceof Command.OpenSession o) {
-            return sessions.open(o, clusterTime);
-        }
-        if (command instanceof Command.SetQuota q) {
-            if (!(q.ifUnset() && quotaSet)) {
-                quota = q.bytes();
-                quotaSet = true;
-            }
-            return new Result.Quota(used(), quota);
-        }
-        if (command instanceof Command.AuthChange a) {
-            try {
-                auth = auth.apply(a);
-            } catch (InvalidCommandException e) {
-                return new Result.Rejected(e.getMessage());
-            }
-            storeAuth();
-            return new Result.AuthState(auth.withoutSecrets());
-        }
-        Command.Op op = (Command.Op) command;
+        return switch (command.kind()) {
+            case PUT, DELETE -> write((Command.Op) command, logIndex, clusterTime);
+            case TRANSACTION -> transaction((Command.Transaction) command, logIndex, clusterTime);
+            case SWEEP -> sweep((Command.Sweep) command, logIndex, clusterTime);
+            case OPEN_SESSION -> sessions.open((Command.OpenSession) command, clusterTime);
+            case SET_QUOTA -> setQuota((Command.SetQuota) command);
+            case AUTH_CHANGE -> changeAuth((Command.AuthChange) command);
+        };
+    }
+
+    private Result write(Command.Op op, long logIndex, long clusterTime) {
         String id = Keys.normalize(op.key());
         Item current = items.get(id);
         if (!holds(op, current, clusterTime)) {
@@ -292,15 +277,33 @@ public final class CompareExchangeStore {
         return new Result.Write(true, after != null ? after.key() : current.key(), after);
     }
 
-    /**
-     * The refusal of a write that would add {@code growth} to the state and take it over its quota; null
-     * when it may go ahead. A write that adds nothing is never refused, so deletes always free space.
-     */
+    private Result setQuota(Command.SetQuota q) {
+        if (!(q.ifUnset() && quotaSet)) {
+            quota = q.bytes();
+            quotaSet = true;
+        }
+        return new Result.Quota(used(), quota);
+    }
+
+    private Result changeAuth(Command.AuthChange change) {
+        try {
+            auth = auth.apply(change);
+        } catch (InvalidCommandException e) {
+            return new Result.Rejected(e.getMessage());
+        }
+        storeAuth();
+        return new Result.AuthState(auth.withoutSecrets());
+    }
+
     private void storeAuth() {
         AuthTable table = auth;
         state.put(StateKeys.single(StateKeys.AUTH), SnapshotCodec.bytes(out -> AuthTableCodec.write(out, table)));
     }
 
+    /**
+     * The refusal of a write that would add {@code growth} to the state and take it over its quota; null
+     * when it may go ahead. A write that adds nothing is never refused, so deletes always free space.
+     */
     private Result overQuota(long growth) {
         long used = used();
         return growth > 0 && used + growth > quota ? new Result.QuotaExceeded(used, quota, growth) : null;
@@ -347,9 +350,7 @@ public final class CompareExchangeStore {
                 } catch (InvalidCommandException e) {
                     continue; // apply refuses it: it writes nothing
                 }
-                List<Command.Op> ops = command instanceof Command.Transaction t ? t.ops()
-                        : command instanceof Command.Op op ? List.of(op) : List.of();
-                for (Command.Op op : ops) {
+                for (Command.Op op : ops(command)) {
                     Item current = items.get(Keys.normalize(op.key()));
                     if (holds(op, current, clusterTime) && plan(op, current, lastEntryIndex + 1, clusterTime).growth() > 0) {
                         return true;
@@ -367,12 +368,8 @@ public final class CompareExchangeStore {
         } catch (InvalidCommandException e) {
             return null;
         }
-        List<Command.Op> ops;
-        if (command instanceof Command.Transaction t) {
-            ops = t.ops();
-        } else if (command instanceof Command.Op op) {
-            ops = List.of(op);
-        } else {
+        List<Command.Op> ops = ops(command);
+        if (ops.isEmpty()) {
             return null;
         }
         long growth = 0;
@@ -386,21 +383,31 @@ public final class CompareExchangeStore {
         return overQuota(growth);
     }
 
+    /** The operations whose conditions a command checks and whose writes it makes; none when it writes no item. */
+    static List<Command.Op> ops(Command command) {
+        return switch (command.kind()) {
+            case PUT, DELETE -> List.of((Command.Op) command);
+            case TRANSACTION -> ((Command.Transaction) command).ops();
+            case SWEEP, OPEN_SESSION, SET_QUOTA, AUTH_CHANGE -> List.of();
+        };
+    }
+
     /** Whether an operation's condition holds against the item its key names now. */
     private static boolean holds(Command.Op op, Item current, long clusterTime) {
         long currentIndex = current == null ? 0 : current.index();
-        if (op instanceof Command.Put p) {
-            if (p.index() == 0) {
-                return current == null || (p.expiredIsAbsent() && current.expiredAt(clusterTime));
+        return switch (op.opKind()) {
+            case PUT -> {
+                Command.Put p = (Command.Put) op;
+                if (p.index() == 0) {
+                    yield current == null || (p.expiredIsAbsent() && current.expiredAt(clusterTime));
+                }
+                // A renewal (a ttl at an index) of a lease that has run out is refused: it is up for grabs.
+                yield p.index() == currentIndex && !(p.ttlMillis() > 0 && current.expiredAt(clusterTime));
             }
-            // A renewal (a ttl at an index) of a lease that has run out is refused: it is up for grabs.
-            return p.index() == currentIndex && !(p.ttlMillis() > 0 && current.expiredAt(clusterTime));
-        }
-        if (op instanceof Command.Check || op instanceof Command.PutDocument) {
-            return op.index() == currentIndex;
-        }
-        // Delete, DeleteDocument: a positive index (validated) that must match a present item.
-        return current != null && op.index() == currentIndex;
+            case CHECK, PUT_DOCUMENT -> op.index() == currentIndex;
+            // a positive index (validated) that must match a present item
+            case DELETE, DELETE_DOCUMENT -> current != null && op.index() == currentIndex;
+        };
     }
 
     /**
@@ -416,46 +423,51 @@ public final class CompareExchangeStore {
     }
 
     private Planned plan(Command.Op op, Item current, long logIndex, long clusterTime) {
-        if (op instanceof Command.Put p) {
-            boolean creates = current == null || p.index() == 0;
-            long expiresAt = p.ttlMillis() > 0 ? clusterTime + p.ttlMillis() : Expiry.fromMetadata(p.metadata());
-            String metadata = p.ttlMillis() > 0 ? Expiry.withExpiry(p.metadata(), expiresAt) : p.metadata();
-            // A new item (or one replacing an expired holder) takes this spelling and this index as its creation.
-            return new Planned(op, current, new Item(creates ? p.key() : current.key(), p.value(), logIndex,
-                    creates ? logIndex : current.createdIndex(), expiresAt, metadata), null, null);
-        }
-        if (op instanceof Command.PutDocument d) {
-            Document existing = document(d.id());
-            String spelling = existing == null ? d.id() : existing.id();
-            Item guard = new Item(Document.guardKey(spelling), Json.write(Map.of("Id", spelling)), logIndex,
-                    current == null ? logIndex : current.createdIndex(), 0, null);
-            return new Planned(op, current, guard, existing, new Document(spelling, d.json(), logIndex));
-        }
-        if (op instanceof Command.DeleteDocument d) {
-            return new Planned(op, current, null, document(d.id()), null);
-        }
-        if (op instanceof Command.Delete) {
-            return new Planned(op, current, null, null, null);
-        }
-        return new Planned(op, current, current, null, null); // Check writes nothing
+        return switch (op.opKind()) {
+            case PUT -> {
+                Command.Put p = (Command.Put) op;
+                boolean creates = current == null || p.index() == 0;
+                long expiresAt = p.ttlMillis() > 0 ? clusterTime + p.ttlMillis() : Expiry.fromMetadata(p.metadata());
+                String metadata = p.ttlMillis() > 0 ? Expiry.withExpiry(p.metadata(), expiresAt) : p.metadata();
+                // A new item (or one replacing an expired holder) takes this spelling and this index as its creation.
+                yield new Planned(op, current, new Item(creates ? p.key() : current.key(), p.value(), logIndex,
+                        creates ? logIndex : current.createdIndex(), expiresAt, metadata), null, null);
+            }
+            case PUT_DOCUMENT -> {
+                Command.PutDocument d = (Command.PutDocument) op;
+                Document existing = document(d.id());
+                String spelling = existing == null ? d.id() : existing.id();
+                Item guard = new Item(Document.guardKey(spelling), Json.write(Map.of("Id", spelling)), logIndex,
+                        current == null ? logIndex : current.createdIndex(), 0, null);
+                yield new Planned(op, current, guard, existing, new Document(spelling, d.json(), logIndex));
+            }
+            case DELETE_DOCUMENT -> new Planned(op, current, null, document(((Command.DeleteDocument) op).id()), null);
+            case DELETE -> new Planned(op, current, null, null, null);
+            case CHECK -> new Planned(op, current, current, null, null); // writes nothing
+        };
     }
 
     /** Writes what {@link #plan} planned; returns the item its key names afterwards (null if none). */
     private Item commit(Planned write, long logIndex) {
-        if (write.op() instanceof Command.Check) {
-            return write.current();
-        }
-        if (write.op() instanceof Command.DocumentOp d) {
-            String docId = Keys.normalize(d.id());
-            documentBytes += Footprint.document(write.documentAfter()) - Footprint.document(write.documentBefore());
-            byte[] key = StateKeys.named(StateKeys.DOCUMENT, docId);
-            Document after = write.documentAfter();
-            if (after == null) {
-                state.delete(key);
-            } else {
-                state.put(key, SnapshotCodec.bytes(out -> SnapshotCodec.writeDocument(out, after)));
+        return switch (write.op().opKind()) {
+            case CHECK -> write.current();
+            case PUT, DELETE -> commitItem(write, logIndex);
+            case PUT_DOCUMENT, DELETE_DOCUMENT -> {
+                String docId = Keys.normalize(((Command.DocumentOp) write.op()).id());
+                documentBytes += Footprint.document(write.documentAfter()) - Footprint.document(write.documentBefore());
+                byte[] key = StateKeys.named(StateKeys.DOCUMENT, docId);
+                Document after = write.documentAfter();
+                if (after == null) {
+                    state.delete(key);
+                } else {
+                    state.put(key, SnapshotCodec.bytes(out -> SnapshotCodec.writeDocument(out, after)));
+                }
+                yield commitItem(write, logIndex);
             }
-        }
+        };
+    }
+
+    private Item commitItem(Planned write, long logIndex) {
         if (write.after() == null) {
             removeItem(write.current(), logIndex);
             return null;
@@ -589,20 +601,19 @@ public final class CompareExchangeStore {
      * @throws InvalidCommandException for a query that is no such read
      */
     public Result answer(Query query, long appliedIndex) {
-        if (query instanceof Query.Get g) {
-            return new Result.Found(get(g.key()));
-        } else if (query instanceof Query.GetAll g) {
-            return new Result.Items(getAll(g.keys()));
-        } else if (query instanceof Query.ListItems l) {
-            return new Result.Items(list(l.prefix(), l.start(), l.pageSize()));
-        } else if (query instanceof Query.GetDocument d) {
-            return new Result.DocumentFound(document(d.id()));
-        } else if (query instanceof Query.Stats) {
-            return new Result.Stats(appliedIndex, clusterTime, size(), used(), quota);
-        } else if (query instanceof Query.AuthStatus) {
-            return new Result.AuthState(auth.withoutSecrets());
-        }
-        throw new InvalidCommandException("unknown query " + query);
+        return switch (query.kind()) {
+            case GET -> new Result.Found(get(((Query.Get) query).key()));
+            case GET_ALL -> new Result.Items(getAll(((Query.GetAll) query).keys()));
+            case LIST_ITEMS -> {
+                Query.ListItems l = (Query.ListItems) query;
+                yield new Result.Items(list(l.prefix(), l.start(), l.pageSize()));
+            }
+            case GET_DOCUMENT -> new Result.DocumentFound(document(((Query.GetDocument) query).id()));
+            case STATS -> new Result.Stats(appliedIndex, clusterTime, size(), used(), quota);
+            case AUTH_STATUS -> new Result.AuthState(auth.withoutSecrets());
+            // served by the state machine: a watch waits, gets are answered one by one, contention is the node's
+            case WATCH, GETS, CONTENTION -> throw new InvalidCommandException("unknown query " + query);
+        };
     }
 
     /**

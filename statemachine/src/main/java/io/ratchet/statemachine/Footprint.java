@@ -77,20 +77,22 @@ final class Footprint {
     }
 
     private static long result(Result result) {
-        if (result instanceof Result.Write w) {
-            return RESULT + utf8(w.key()) + (w.item() == null ? 0 : item(w.item()));
-        }
-        if (result instanceof Result.Txn t) {
-            long sum = RESULT;
-            for (Result.Conflict c : t.conflicts()) {
-                sum += RESULT + utf8(c.key());
+        return switch (result.kind()) {
+            case WRITE -> {
+                Result.Write w = (Result.Write) result;
+                yield RESULT + utf8(w.key()) + (w.item() == null ? 0 : item(w.item()));
             }
-            return sum;
-        }
-        if (result instanceof Result.Rejected r) {
-            return RESULT + utf8(r.reason());
-        }
-        return RESULT;
+            case TXN -> {
+                long sum = RESULT;
+                for (Result.Conflict c : ((Result.Txn) result).conflicts()) {
+                    sum += RESULT + utf8(c.key());
+                }
+                yield sum;
+            }
+            case REJECTED -> RESULT + utf8(((Result.Rejected) result).reason());
+            case FOUND, ITEMS, STATS, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED, CONTENTION,
+                    QUOTA_EXCEEDED, QUOTA, AUTH_STATE, DISK_FULL -> RESULT;
+        };
     }
 
     /**
@@ -104,11 +106,7 @@ final class Footprint {
         long sum = 0;
         for (Request request : batch.requests()) {
             for (Command command : request.commands()) {
-                if (command instanceof Command.Transaction t) {
-                    for (Command.Op op : t.ops()) {
-                        sum += mostGrowth(op);
-                    }
-                } else if (command instanceof Command.Op op) {
+                for (Command.Op op : CompareExchangeStore.ops(command)) {
                     sum += mostGrowth(op);
                 }
             }
@@ -117,15 +115,19 @@ final class Footprint {
     }
 
     private static long mostGrowth(Command.Op op) {
-        if (op instanceof Command.Put p) {
-            return ITEM + EXPIRY + MOST_EXPIRY_FIELD + 9L * p.key().length() + chars(p.value()) + chars(p.metadata());
-        }
-        if (op instanceof Command.PutDocument d) {
-            // The document (its id twice and its JSON) and its guard item (the prefixed id as key, {"Id": id} as value).
-            return DOCUMENT + ITEM + 9L * (Limits.RESERVED_GUARD_PREFIX.length() + d.id().length()) + 2 * chars(d.id())
-                    + 6L * d.id().length() + 16 + chars(d.json());
-        }
-        return 0; // deletes and checks add nothing
+        return switch (op.opKind()) {
+            case PUT -> {
+                Command.Put p = (Command.Put) op;
+                yield ITEM + EXPIRY + MOST_EXPIRY_FIELD + 9L * p.key().length() + chars(p.value()) + chars(p.metadata());
+            }
+            case PUT_DOCUMENT -> {
+                // The document (its id twice and its JSON) and its guard item (the prefixed id as key, {"Id": id} as value).
+                Command.PutDocument d = (Command.PutDocument) op;
+                yield DOCUMENT + ITEM + 9L * (Limits.RESERVED_GUARD_PREFIX.length() + d.id().length()) + 2 * chars(d.id())
+                        + 6L * d.id().length() + 16 + chars(d.json());
+            }
+            case DELETE, DELETE_DOCUMENT, CHECK -> 0; // they add nothing
+        };
     }
 
     /** The most UTF-8 bytes {@code s} takes (3 a char), without looking at its chars. */

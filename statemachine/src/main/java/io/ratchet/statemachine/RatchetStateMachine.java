@@ -568,18 +568,16 @@ public final class RatchetStateMachine extends BaseStateMachine {
         CompletableFuture<List<Result>> results;
         lock.readLock().lock();
         try {
-            if (query instanceof Query.Gets batch) {
+            results = switch (query.kind()) {
                 // One answer per get, all from the same applied state: as if each were served alone then.
-                results = CompletableFuture.completedFuture(batch.gets().stream().map(this::read).toList());
-            } else if (query instanceof Query.Watch w) {
-                results = watch(w).thenApply(List::of);
-            } else if (query instanceof Query.Contention c) {
-                results = CompletableFuture.completedFuture(List.of(new Result.Contention(contention.since(),
-                        contention.hottest(c.limit()).stream().map(k -> new Result.KeyContention(k.key(), k.attempts(),
-                                k.commits(), k.refused())).toList())));
-            } else {
-                results = CompletableFuture.completedFuture(List.of(read(query)));
-            }
+                case GETS -> CompletableFuture.completedFuture(((Query.Gets) query).gets().stream().map(this::read).toList());
+                case WATCH -> watch((Query.Watch) query).thenApply(List::of);
+                case CONTENTION -> CompletableFuture.completedFuture(List.of(new Result.Contention(contention.since(),
+                        contention.hottest(((Query.Contention) query).limit()).stream().map(k -> new Result.KeyContention(
+                                k.key(), k.attempts(), k.commits(), k.refused())).toList())));
+                case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, AUTH_STATUS ->
+                        CompletableFuture.completedFuture(List.of(read(query)));
+            };
         } finally {
             lock.readLock().unlock();
         }

@@ -34,63 +34,82 @@ final class RequestFingerprint {
     }
 
     private void command(Command command) {
-        if (command instanceof Command.Transaction t) {
-            word("transaction");
-            number(t.ops().size());
-            t.ops().forEach(this::op);
-        } else if (command instanceof Command.OpenSession o) {
-            word("open-session");
-            number(o.id());
-            number(o.timeoutMillis());
-        } else if (command instanceof Command.SetQuota q) {
-            word("set-quota");
-            number(q.bytes());
-            number(q.ifUnset() ? 1 : 0);
-        } else if (command instanceof Command.AuthChange a) {
-            // A record's text names its kind and every field, in a fixed order.
-            word("auth");
-            text(a.toString());
-        } else if (command instanceof Command.Sweep s) {
-            word("sweep");
-            number(s.candidates().size());
-            for (Command.KeyIndex c : s.candidates()) {
-                text(c.key());
-                number(c.index());
-            }
-        } else {
-            op((Command.Op) command);
-        }
+        // The words are this encoding's own, not the wire's tags: a fingerprint changes only on purpose.
+        Runnable canonical = switch (command.kind()) {
+            case PUT, DELETE -> () -> op((Command.Op) command);
+            case TRANSACTION -> () -> {
+                List<Command.Op> ops = ((Command.Transaction) command).ops();
+                word("transaction");
+                number(ops.size());
+                ops.forEach(this::op);
+            };
+            case OPEN_SESSION -> () -> {
+                Command.OpenSession o = (Command.OpenSession) command;
+                word("open-session");
+                number(o.id());
+                number(o.timeoutMillis());
+            };
+            case SET_QUOTA -> () -> {
+                Command.SetQuota q = (Command.SetQuota) command;
+                word("set-quota");
+                number(q.bytes());
+                number(q.ifUnset() ? 1 : 0);
+            };
+            case AUTH_CHANGE -> () -> {
+                // A record's text names its kind and every field, in a fixed order.
+                word("auth");
+                text(command.toString());
+            };
+            case SWEEP -> () -> {
+                Command.Sweep s = (Command.Sweep) command;
+                word("sweep");
+                number(s.candidates().size());
+                for (Command.KeyIndex c : s.candidates()) {
+                    text(c.key());
+                    number(c.index());
+                }
+            };
+        };
+        canonical.run();
     }
 
     private void op(Command.Op op) {
-        if (op instanceof Command.Put p) {
-            word("put");
-            text(p.key());
-            text(p.value());
-            number(p.index());
-            text(p.metadata());
-            number(p.ttlMillis());
-            number(p.expiredIsAbsent() ? 1 : 0);
-        } else if (op instanceof Command.Delete d) {
-            word("delete");
-            text(d.key());
-            number(d.index());
-        } else if (op instanceof Command.Check c) {
-            word("check");
-            text(c.key());
-            number(c.index());
-        } else if (op instanceof Command.PutDocument d) {
-            word("put-document");
-            text(d.id());
-            text(d.json());
-            number(d.guardIndex());
-        } else if (op instanceof Command.DeleteDocument d) {
-            word("delete-document");
-            text(d.id());
-            number(d.guardIndex());
-        } else {
-            throw new IllegalArgumentException("no canonical form for " + op);
-        }
+        Runnable canonical = switch (op.opKind()) {
+            case PUT -> () -> {
+                Command.Put p = (Command.Put) op;
+                word("put");
+                text(p.key());
+                text(p.value());
+                number(p.index());
+                text(p.metadata());
+                number(p.ttlMillis());
+                number(p.expiredIsAbsent() ? 1 : 0);
+            };
+            case DELETE -> () -> {
+                word("delete");
+                text(op.key());
+                number(op.index());
+            };
+            case CHECK -> () -> {
+                word("check");
+                text(op.key());
+                number(op.index());
+            };
+            case PUT_DOCUMENT -> () -> {
+                Command.PutDocument d = (Command.PutDocument) op;
+                word("put-document");
+                text(d.id());
+                text(d.json());
+                number(d.guardIndex());
+            };
+            case DELETE_DOCUMENT -> () -> {
+                Command.DeleteDocument d = (Command.DeleteDocument) op;
+                word("delete-document");
+                text(d.id());
+                number(d.guardIndex());
+            };
+        };
+        canonical.run();
     }
 
     private void word(String word) {

@@ -104,52 +104,70 @@ final class SnapshotCodec {
     }
 
     private static void writeResult(DataOutputStream out, Result result) throws IOException {
-        if (result instanceof Result.Write w) {
-            out.writeByte(WRITE);
-            out.writeBoolean(w.successful());
-            writeString(out, w.key());
-            out.writeBoolean(w.item() != null);
-            if (w.item() != null) {
-                writeItem(out, w.item());
-            }
-        } else if (result instanceof Result.Txn t) {
-            out.writeByte(TXN);
-            out.writeBoolean(t.successful());
-            out.writeLong(t.index());
-            out.writeInt(t.conflicts().size());
-            for (Result.Conflict c : t.conflicts()) {
-                writeString(out, c.key());
-                out.writeLong(c.expected());
-                out.writeLong(c.actual());
-            }
-        } else if (result instanceof Result.Swept s) {
-            out.writeByte(SWEPT);
-            out.writeInt(s.removed());
-        } else if (result instanceof Result.Rejected r) {
-            out.writeByte(REJECTED);
-            writeString(out, r.reason());
-        } else if (result instanceof Result.SessionOpened o) {
-            out.writeByte(SESSION_OPENED);
-            out.writeLong(o.session());
-            out.writeLong(o.timeoutMillis());
-        } else if (result instanceof Result.SessionExpired e) {
-            out.writeByte(SESSION_EXPIRED);
-            out.writeLong(e.session());
-        } else if (result instanceof Result.QuotaExceeded q) {
-            out.writeByte(QUOTA_EXCEEDED);
-            out.writeLong(q.used());
-            out.writeLong(q.quota());
-            out.writeLong(q.needed());
-        } else if (result instanceof Result.Quota q) {
-            out.writeByte(QUOTA);
-            out.writeLong(q.used());
-            out.writeLong(q.quota());
-        } else if (result instanceof Result.AuthState a) {
-            out.writeByte(AUTH_STATE);
-            AuthTableCodec.write(out, a.table());
-        } else {
-            throw new IllegalArgumentException("a snapshot keeps the results of writes only, not " + result);
-        }
+        // The tags are this layout's own (the numbers snapshot formats 2 and 3 hold), not the wire's.
+        Writer tagged = switch (result.kind()) {
+            case WRITE -> o -> {
+                Result.Write w = (Result.Write) result;
+                o.writeByte(WRITE);
+                o.writeBoolean(w.successful());
+                writeString(o, w.key());
+                o.writeBoolean(w.item() != null);
+                if (w.item() != null) {
+                    writeItem(o, w.item());
+                }
+            };
+            case TXN -> o -> {
+                Result.Txn t = (Result.Txn) result;
+                o.writeByte(TXN);
+                o.writeBoolean(t.successful());
+                o.writeLong(t.index());
+                o.writeInt(t.conflicts().size());
+                for (Result.Conflict c : t.conflicts()) {
+                    writeString(o, c.key());
+                    o.writeLong(c.expected());
+                    o.writeLong(c.actual());
+                }
+            };
+            case SWEPT -> o -> {
+                o.writeByte(SWEPT);
+                o.writeInt(((Result.Swept) result).removed());
+            };
+            case REJECTED -> o -> {
+                o.writeByte(REJECTED);
+                writeString(o, ((Result.Rejected) result).reason());
+            };
+            case SESSION_OPENED -> o -> {
+                Result.SessionOpened s = (Result.SessionOpened) result;
+                o.writeByte(SESSION_OPENED);
+                o.writeLong(s.session());
+                o.writeLong(s.timeoutMillis());
+            };
+            case SESSION_EXPIRED -> o -> {
+                o.writeByte(SESSION_EXPIRED);
+                o.writeLong(((Result.SessionExpired) result).session());
+            };
+            case QUOTA_EXCEEDED -> o -> {
+                Result.QuotaExceeded q = (Result.QuotaExceeded) result;
+                o.writeByte(QUOTA_EXCEEDED);
+                o.writeLong(q.used());
+                o.writeLong(q.quota());
+                o.writeLong(q.needed());
+            };
+            case QUOTA -> o -> {
+                Result.Quota q = (Result.Quota) result;
+                o.writeByte(QUOTA);
+                o.writeLong(q.used());
+                o.writeLong(q.quota());
+            };
+            case AUTH_STATE -> o -> {
+                o.writeByte(AUTH_STATE);
+                AuthTableCodec.write(o, ((Result.AuthState) result).table());
+            };
+            // reads' answers, and a front end's: apply never remembers them
+            case FOUND, ITEMS, STATS, WATCHED, DOCUMENT_FOUND, CONTENTION, DISK_FULL ->
+                    throw new IllegalArgumentException("a snapshot keeps the results of writes only, not " + result);
+        };
+        tagged.write(out);
     }
 
     private static Result readResult(DataInputStream in) throws IOException {

@@ -90,7 +90,12 @@ final class ApplyMetrics implements ApplyListener {
     }
 
     private static boolean refusedCondition(Result result) {
-        return result instanceof Result.Write w && !w.successful() || result instanceof Result.Txn t && !t.successful();
+        return switch (result.kind()) {
+            case WRITE -> !((Result.Write) result).successful();
+            case TXN -> !((Result.Txn) result).successful();
+            case REJECTED, FOUND, ITEMS, STATS, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED,
+                    CONTENTION, QUOTA_EXCEEDED, QUOTA, AUTH_STATE, DISK_FULL -> false;
+        };
     }
 
     private static Duration[] millis(double... bounds) {

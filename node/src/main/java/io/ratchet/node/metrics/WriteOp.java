@@ -14,22 +14,15 @@ enum WriteOp {
 
     /** A transaction that writes or deletes a document is a document write: that is how documents travel. */
     static WriteOp of(Command command) {
-        if (command instanceof Command.Put) {
-            return PUT;
-        }
-        if (command instanceof Command.Delete) {
-            return DELETE;
-        }
-        if (command instanceof Command.Transaction t) {
-            return t.ops().stream().anyMatch(op -> op instanceof Command.DocumentOp) ? DOCUMENT : TXN;
-        }
-        if (command instanceof Command.Sweep) {
-            return SWEEP;
-        }
-        if (command instanceof Command.OpenSession) {
-            return OPEN_SESSION;
-        }
-        return OTHER;
+        return switch (command.kind()) {
+            case PUT -> PUT;
+            case DELETE -> DELETE;
+            case TRANSACTION -> ((Command.Transaction) command).ops().stream()
+                    .anyMatch(op -> op instanceof Command.DocumentOp) ? DOCUMENT : TXN;
+            case SWEEP -> SWEEP;
+            case OPEN_SESSION -> OPEN_SESSION;
+            case SET_QUOTA, AUTH_CHANGE -> OTHER;
+        };
     }
 
     /** Whether this kind of write carries conditions that can be refused. */

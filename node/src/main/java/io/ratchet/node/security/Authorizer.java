@@ -7,6 +7,7 @@ import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
+import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -54,35 +55,17 @@ public final class Authorizer {
     }
 
     private Refusal check(AuthTable t, AuthTable.User user, Query query) {
-        if (query instanceof Query.Get g) {
-            return need(t, user, Permission.READ, g.key());
-        } else if (query instanceof Query.Gets g) {
-            for (Query.Get get : g.gets()) {
-                Refusal refused = need(t, user, Permission.READ, get.key());
-                if (refused != null) {
-                    return refused;
-                }
-            }
-            return null;
-        } else if (query instanceof Query.GetAll g) {
-            for (String key : g.keys()) {
-                Refusal refused = need(t, user, Permission.READ, key);
-                if (refused != null) {
-                    return refused;
-                }
-            }
-            return null;
-        } else if (query instanceof Query.ListItems l) {
-            return need(t, user, Permission.READ, l.prefix());
-        } else if (query instanceof Query.Watch w) {
-            return need(t, user, Permission.READ, w.key());
-        } else if (query instanceof Query.GetDocument d) {
-            return need(t, user, Permission.READ, d.id());
-        } else if (query instanceof Query.Stats) {
-            return null;
-        }
-        // Hot keys name keys of every prefix; the permission table is the administrator's.
-        return cluster(t, user);
+        return switch (query.kind()) {
+            case GET -> need(t, user, Permission.READ, ((Query.Get) query).key());
+            case GETS -> needEach(t, user, Permission.READ, ((Query.Gets) query).gets().stream().map(Query.Get::key).toList());
+            case GET_ALL -> needEach(t, user, Permission.READ, ((Query.GetAll) query).keys());
+            case LIST_ITEMS -> need(t, user, Permission.READ, ((Query.ListItems) query).prefix());
+            case WATCH -> need(t, user, Permission.READ, ((Query.Watch) query).key());
+            case GET_DOCUMENT -> need(t, user, Permission.READ, ((Query.GetDocument) query).id());
+            case STATS -> null;
+            // Hot keys name keys of every prefix; the permission table is the administrator's.
+            case CONTENTION, AUTH_STATUS -> cluster(t, user);
+        };
     }
 
     /**
@@ -107,24 +90,35 @@ public final class Authorizer {
     }
 
     private Refusal check(AuthTable t, AuthTable.User user, Command command) {
-        if (command instanceof Command.Put p) {
-            return need(t, user, Permission.WRITE, p.key());
-        } else if (command instanceof Command.Delete d) {
-            return need(t, user, Permission.WRITE, d.key());
-        } else if (command instanceof Command.Transaction tx) {
-            for (Command.Op op : tx.ops()) {
-                Refusal refused = op instanceof Command.Check c ? need(t, user, Permission.READ, c.key())
-                        : op instanceof Command.DocumentOp d ? need(t, user, Permission.WRITE, d.id())
-                        : need(t, user, Permission.WRITE, op.key());
-                if (refused != null) {
-                    return refused;
+        return switch (command.kind()) {
+            case PUT, DELETE -> need(t, user, Permission.WRITE, ((Command.Op) command).key());
+            case TRANSACTION -> {
+                for (Command.Op op : ((Command.Transaction) command).ops()) {
+                    Refusal refused = switch (op.opKind()) {
+                        case CHECK -> need(t, user, Permission.READ, op.key());
+                        case PUT_DOCUMENT, DELETE_DOCUMENT -> need(t, user, Permission.WRITE, ((Command.DocumentOp) op).id());
+                        case PUT, DELETE -> need(t, user, Permission.WRITE, op.key());
+                    };
+                    if (refused != null) {
+                        yield refused;
+                    }
                 }
+                yield null;
             }
-            return null;
-        } else if (command instanceof Command.OpenSession) {
-            return null; // what makes the user's own writes exactly-once; it touches no key
+            case OPEN_SESSION -> null; // what makes the user's own writes exactly-once; it touches no key
+            case SWEEP, SET_QUOTA, AUTH_CHANGE -> cluster(t, user); // the cluster's, not a key's
+        };
+    }
+
+    /** Null when the user holds {@code permission} on every one of {@code keys}; else the first refusal. */
+    private Refusal needEach(AuthTable t, AuthTable.User user, Permission permission, List<String> keys) {
+        for (String key : keys) {
+            Refusal refused = need(t, user, permission, key);
+            if (refused != null) {
+                return refused;
+            }
         }
-        return cluster(t, user); // the quota, permissions, a sweep: the cluster's, not a key's
+        return null;
     }
 
     private Refusal need(AuthTable t, AuthTable.User user, Permission permission, String key) {
