@@ -107,7 +107,7 @@ final class ClientSession {
     }
 
     private static RatchetException writeError(Throwable error) {
-        Throwable cause = RatchetClient.unwrap(error);
+        Throwable cause = Failures.unwrap(error);
         if (cause instanceof RatchetException r) {
             return r;
         }
@@ -123,7 +123,7 @@ final class ClientSession {
     }
 
     private static RatchetException unavailable(Throwable error) {
-        Throwable cause = RatchetClient.unwrap(error);
+        Throwable cause = Failures.unwrap(error);
         if (cause instanceof RatchetException r) {
             return r;
         }

@@ -2,7 +2,6 @@ package io.ratchet.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.tls.Causes;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
@@ -14,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -179,7 +177,7 @@ public final class ClusterAdmin implements AutoCloseable {
                 // cause is a reset or closed connection came from a node that had the request, went down (killed,
                 // halted on a failed disk) and may have started the change, which its successor then finishes.
                 // Taken for unsent, the next node's "already a member" was reported as a refusal (a soak saw 7).
-                sentUnanswered |= e.getStatus().getCode() != Status.Code.UNAVAILABLE || Causes.find(e, ConnectException.class) == null;
+                sentUnanswered |= e.getStatus().getCode() != Status.Code.UNAVAILABLE || Failures.find(e, ConnectException.class) == null;
                 continue;
             }
             String error = answer.path("error").asText(null);
@@ -253,7 +251,7 @@ public final class ClusterAdmin implements AutoCloseable {
         }
         return answer.handle((bytes, error) -> {
             if (error != null) {
-                Throwable cause = error instanceof CompletionException c && c.getCause() != null ? c.getCause() : error;
+                Throwable cause = Failures.unwrap(error);
                 if (cause instanceof StatusRuntimeException e) {
                     return NodeStatus.unreachable(id, address, e.getStatus().getCode()
                             + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription()));

@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -345,7 +344,7 @@ public final class RatchetClient implements AutoCloseable {
         CompletableFuture<WatchResult> result = new CompletableFuture<>();
         watchFrom(key, afterIndex, System.nanoTime() + timeout.toNanos(), result).whenComplete((w, error) -> {
             if (error != null) {
-                result.completeExceptionally(unwrap(error));
+                result.completeExceptionally(Failures.unwrap(error));
             } else if (w != null) {
                 result.complete(w);
             }
@@ -379,10 +378,10 @@ public final class RatchetClient implements AutoCloseable {
                         if (result.isDone()) {
                             return CompletableFuture.<WatchResult>completedFuture(null); // cancelled: not armed again
                         }
-                        if (more && unwrap(error) instanceof ClusterUnavailableException && !transport.closed()) {
+                        if (more && Failures.unwrap(error) instanceof ClusterUnavailableException && !transport.closed()) {
                             return watchFrom(key, afterIndex, ends, result);
                         }
-                        return CompletableFuture.<WatchResult>failedFuture(unwrap(error));
+                        return CompletableFuture.<WatchResult>failedFuture(Failures.unwrap(error));
                     }
                     Result.Watched w = (Result.Watched) accepted(results.get(0));
                     if (!w.changed() && more) {
@@ -525,7 +524,7 @@ public final class RatchetClient implements AutoCloseable {
      */
     private CompletableFuture<List<Result>> write(Request validated) {
         return groupCommit.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : unwrap(e)));
+                Failures.unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : Failures.unwrap(e)));
     }
 
     /** One read: linearizable, to the leader first, any node's front end can serve it. */
@@ -555,7 +554,7 @@ public final class RatchetClient implements AutoCloseable {
                     if (error == null) {
                         return Codec.decodeResults(delivery.results());
                     }
-                    Throwable cause = unwrap(error);
+                    Throwable cause = Failures.unwrap(error);
                     if (cause instanceof RatchetException r) {
                         throw r;
                     }
@@ -630,18 +629,11 @@ public final class RatchetClient implements AutoCloseable {
         return Json.write(value);
     }
 
-    static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
     static String describe(Throwable t) {
         if (t == null) {
             return "no detail";
         }
-        Throwable root = unwrap(t);
+        Throwable root = Failures.unwrap(t);
         if (root instanceof TimeoutException) {
             return "timed out";
         }

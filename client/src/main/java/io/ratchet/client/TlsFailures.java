@@ -1,6 +1,5 @@
 package io.ratchet.client;
 
-import io.ratchet.client.tls.Causes;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import javax.net.ssl.SSLException;
@@ -15,13 +14,13 @@ final class TlsFailures {
         if (failure instanceof NotSslRecordException) {
             return "the node does not speak TLS (its port is plaintext): connect without a CA file";
         }
-        CertificateExpiredException expired = Causes.find(failure, CertificateExpiredException.class);
+        CertificateExpiredException expired = Failures.find(failure, CertificateExpiredException.class);
         if (expired != null) {
             return "the node's certificate expired (" + expired.getMessage() + "): the node needs a renewed one";
         }
         // What this client's trust manager refused: the node's certificate (its issuer, its dates, or the
         // names it holds against the address connected to).
-        CertificateException refused = Causes.find(failure, CertificateException.class);
+        CertificateException refused = Failures.find(failure, CertificateException.class);
         if (refused != null) {
             return "the node's certificate is not trusted with the CA file " + credentials.caFile() + ": "
                     + refused.getMessage();
