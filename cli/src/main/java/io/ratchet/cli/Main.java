@@ -1,16 +1,8 @@
 package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.AdminRefusedException;
-import io.ratchet.client.AuthenticationException;
-import io.ratchet.client.ClusterUnavailableException;
-import io.ratchet.client.InvalidRequestException;
-import io.ratchet.client.PermissionDeniedException;
+import io.ratchet.client.ErrorCode;
 import io.ratchet.common.Release;
-import io.ratchet.client.DiskFullException;
-import io.ratchet.client.QuotaExceededException;
-import io.ratchet.client.UnknownOutcomeException;
-import io.ratchet.protocol.InvalidCommandException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -262,47 +254,31 @@ public final class Main implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    private static int handle(Exception e, CommandLine cli, ParseResult parsed) {
-        int code;
-        String kind;
-        if (e instanceof InvalidRequestException || e instanceof InvalidCommandException || e instanceof IllegalArgumentException) {
-            code = ExitCode.INVALID;
-            kind = "invalid_request";
-        } else if (e instanceof ClusterUnavailableException) {
-            code = ExitCode.UNAVAILABLE;
-            kind = "cluster_unavailable";
-        } else if (e instanceof UnknownOutcomeException) {
-            code = ExitCode.UNKNOWN_OUTCOME;
-            kind = "unknown_outcome";
-        } else if (e instanceof QuotaExceededException) {
-            code = ExitCode.QUOTA_EXCEEDED;
-            kind = "quota_exceeded";
-        } else if (e instanceof DiskFullException) {
-            code = ExitCode.QUOTA_EXCEEDED;
-            kind = "disk_full";
-        } else if (e instanceof AdminRefusedException) {
-            code = ExitCode.REFUSED;
-            kind = "refused";
-        } else if (e instanceof AuthenticationException) {
-            code = ExitCode.UNAUTHENTICATED;
-            kind = "unauthenticated";
-        } else if (e instanceof PermissionDeniedException) {
-            code = ExitCode.FORBIDDEN;
-            kind = "forbidden";
-        } else {
-            code = ExitCode.INTERNAL_ERROR;
-            kind = "internal_error";
+    /** A command's failure: its message on stderr and, with {@code --json}, its code; exits with the code's. */
+    static int handle(Exception e, CommandLine cli, ParseResult parsed) {
+        ErrorCode code = ErrorCode.of(e);
+        if (code == ErrorCode.INTERNAL_ERROR) {
             e.printStackTrace(cli.getErr());
         }
         cli.getErr().println(cli.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         cli.getErr().flush();
         if (((Main) cli.getCommandSpec().root().userObject()).options.json) {
             ObjectNode o = Output.object();
-            o.put("error", kind);
+            o.put("error", errorName(code));
             o.put("message", e.getMessage());
-            o.put("exitCode", code);
+            o.put("exitCode", code.exitCode());
+            o.put("code", code.wireName());
             Output.print(cli.getOut(), true, o);
         }
-        return code;
+        return code.exitCode();
+    }
+
+    /** The {@code error} field the command line has always printed for a code: two differ from the code's name. */
+    static String errorName(ErrorCode code) {
+        return switch (code) {
+            case ADMIN_REFUSED -> "refused";
+            case PERMISSION_DENIED -> "forbidden";
+            default -> code.wireName();
+        };
     }
 }

@@ -63,6 +63,7 @@ class CommandLineHelpTest {
             CommandRun r = ratchet(args);
             assertEquals(ExitCode.UNAVAILABLE, r.code(), String.join(" ", args) + ": " + r);
             assertTrue(r.out().contains("\"error\":\"cluster_unavailable\""), "--json was honoured: " + r);
+            assertTrue(r.out().contains("\"code\":\"cluster_unavailable\""), "with its code: " + r);
             assertTrue(r.err().contains("127.0.0.1:" + port), "--peers was honoured: " + r);
         }
     }

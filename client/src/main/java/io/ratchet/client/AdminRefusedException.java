@@ -9,4 +9,9 @@ public final class AdminRefusedException extends RatchetException {
     public AdminRefusedException(String message) {
         super(message, null);
     }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.ADMIN_REFUSED;
+    }
 }

@@ -8,4 +8,9 @@ public final class AuthenticationException extends RatchetException {
     public AuthenticationException(String message) {
         super(message, null);
     }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.UNAUTHENTICATED;
+    }
 }

@@ -2,8 +2,8 @@ package io.ratchet.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.common.Failures;
 import io.ratchet.common.NodeChannels;
-import io.ratchet.common.tls.Causes;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -180,7 +179,7 @@ public final class ClusterAdmin implements AutoCloseable {
                 // cause is a reset or closed connection came from a node that had the request, went down (killed,
                 // halted on a failed disk) and may have started the change, which its successor then finishes.
                 // Taken for unsent, the next node's "already a member" was reported as a refusal (a soak saw 7).
-                sentUnanswered |= e.getStatus().getCode() != Status.Code.UNAVAILABLE || Causes.find(e, ConnectException.class) == null;
+                sentUnanswered |= e.getStatus().getCode() != Status.Code.UNAVAILABLE || Failures.find(e, ConnectException.class) == null;
                 continue;
             }
             String error = answer.path("error").asText(null);
@@ -254,7 +253,7 @@ public final class ClusterAdmin implements AutoCloseable {
         }
         return answer.handle((bytes, error) -> {
             if (error != null) {
-                Throwable cause = error instanceof CompletionException c && c.getCause() != null ? c.getCause() : error;
+                Throwable cause = Failures.unwrap(error);
                 if (cause instanceof StatusRuntimeException e) {
                     return NodeStatus.unreachable(id, address, e.getStatus().getCode()
                             + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription()));

@@ -32,4 +32,9 @@ public final class DiskFullException extends RatchetException {
     public long floorBytes() {
         return floorBytes;
     }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.DISK_FULL;
+    }
 }

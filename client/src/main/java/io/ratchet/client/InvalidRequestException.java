@@ -8,4 +8,9 @@ public final class InvalidRequestException extends RatchetException {
     public InvalidRequestException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.INVALID_REQUEST;
+    }
 }

@@ -8,4 +8,9 @@ public final class PermissionDeniedException extends RatchetException {
     public PermissionDeniedException(String message) {
         super(message, null);
     }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.PERMISSION_DENIED;
+    }
 }

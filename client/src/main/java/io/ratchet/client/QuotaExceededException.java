@@ -31,4 +31,9 @@ public final class QuotaExceededException extends RatchetException {
     public long needed() {
         return needed;
     }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.QUOTA_EXCEEDED;
+    }
 }

@@ -4,6 +4,7 @@ import io.ratchet.client.internal.Attempts;
 import io.ratchet.client.internal.ClientSession;
 import io.ratchet.client.internal.GrpcConnector;
 import io.ratchet.client.internal.Transport;
+import io.ratchet.common.Failures;
 import io.ratchet.common.GroupCommit;
 import io.ratchet.common.GrpcLogging;
 import io.ratchet.protocol.AuthTable;
@@ -26,7 +27,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -332,7 +332,7 @@ public final class RatchetClient implements AutoCloseable {
         CompletableFuture<WatchResult> result = new CompletableFuture<>();
         watchFrom(key, afterIndex, System.nanoTime() + timeout.toNanos(), result).whenComplete((w, error) -> {
             if (error != null) {
-                result.completeExceptionally(unwrap(error));
+                result.completeExceptionally(Failures.unwrap(error));
             } else if (w != null) {
                 result.complete(w);
             }
@@ -366,10 +366,10 @@ public final class RatchetClient implements AutoCloseable {
                         if (result.isDone()) {
                             return CompletableFuture.<WatchResult>completedFuture(null); // cancelled: not armed again
                         }
-                        if (more && unwrap(error) instanceof ClusterUnavailableException && !transport.closed()) {
+                        if (more && Failures.unwrap(error) instanceof ClusterUnavailableException && !transport.closed()) {
                             return watchFrom(key, afterIndex, ends, result);
                         }
-                        return CompletableFuture.<WatchResult>failedFuture(unwrap(error));
+                        return CompletableFuture.<WatchResult>failedFuture(Failures.unwrap(error));
                     }
                     Result.Watched w = (Result.Watched) accepted(results.get(0));
                     if (!w.changed() && more) {
@@ -512,7 +512,7 @@ public final class RatchetClient implements AutoCloseable {
      */
     private CompletableFuture<List<Result>> write(Request validated) {
         return groupCommit.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : unwrap(e)));
+                Failures.unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : Failures.unwrap(e)));
     }
 
     /** One read: linearizable, to the leader first, any node's front end can serve it. */
@@ -542,7 +542,7 @@ public final class RatchetClient implements AutoCloseable {
                     if (error == null) {
                         return Codec.decodeResults(delivery.results());
                     }
-                    Throwable cause = unwrap(error);
+                    Throwable cause = Failures.unwrap(error);
                     if (cause instanceof RatchetException r) {
                         throw r;
                     }
@@ -620,18 +620,11 @@ public final class RatchetClient implements AutoCloseable {
         return Json.write(value);
     }
 
-    public static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
     static String describe(Throwable t) {
         if (t == null) {
             return "no detail";
         }
-        Throwable root = unwrap(t);
+        Throwable root = Failures.unwrap(t);
         if (root instanceof TimeoutException) {
             return "timed out";
         }

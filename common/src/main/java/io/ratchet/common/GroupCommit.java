@@ -11,7 +11,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -268,7 +267,7 @@ public final class GroupCommit<T> {
                     + batch.commands() + " commands");
         }
         if (error != null) {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = Failures.unwrap(error);
             batch.requests().forEach(p -> p.result.completeExceptionally(cause));
             return;
         }

@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import io.ratchet.common.Failures;
 import io.ratchet.protocol.BackupHeader;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
@@ -171,7 +172,7 @@ final class BackupService {
             local.submit(s, Codec.encodeQuery(new Query.Stats()), RaftClientRequest.readRequestType())
                     .get(BARRIER_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
-            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause = Failures.unwrap(e);
             throw new BarrierException("node " + nodeId + " cannot confirm through Raft that it holds every "
                     + "committed write: " + cause);
         } catch (InterruptedException e) {

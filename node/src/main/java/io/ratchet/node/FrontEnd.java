@@ -2,6 +2,7 @@ package io.ratchet.node;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
+import io.ratchet.common.Failures;
 import io.ratchet.common.GroupCommit;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
@@ -24,7 +25,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -432,10 +432,7 @@ final class FrontEnd implements AutoCloseable {
      * typed; anything else may have left an entry behind, and the client's session makes its resend safe.
      */
     private Refusal refusalFor(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
+        Throwable cause = Failures.unwrap(error);
         if (cause instanceof InvalidCommandException e) {
             return Refusal.invalid(e.getMessage());
         }

@@ -1,6 +1,7 @@
 package io.ratchet.node;
 
 import io.ratchet.client.ClientOptions;
+import io.ratchet.common.Failures;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.common.Readiness;
 import io.ratchet.node.admin.AdminService;
@@ -297,10 +298,7 @@ public final class RatchetNode implements AutoCloseable {
 
     /** What stopped a start, in words: the innermost cause, named by its kind unless that says nothing more. */
     static String rootCause(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = Failures.rootCause(e);
         boolean plain = root instanceof IllegalStateException || root instanceof IllegalArgumentException;
         return plain ? root.getMessage() : root.getClass().getSimpleName() + ": " + root.getMessage();
     }

@@ -2,6 +2,7 @@ package io.ratchet.node;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.ErrorCode;
 import io.ratchet.protocol.BackupHeader;
 import io.ratchet.protocol.InvalidBackupException;
 import io.ratchet.protocol.Json;
@@ -22,8 +23,7 @@ import java.util.UUID;
  */
 public final class RestoreMain {
     static final int DONE = 0;
-    static final int INVALID = 2;
-    static final int FAILED = 5;
+    static final int INVALID = ErrorCode.INVALID_REQUEST.exitCode();
 
     static final String USAGE = """
             usage: ratchet restore --from FILE --conf NODE.properties [--conf ...] [--cluster-id UUID] [--dry-run] [--json]
@@ -75,14 +75,14 @@ public final class RestoreMain {
             plan = ClusterRestore.plan(request.from(), nodes, request.clusterId());
         } catch (IllegalArgumentException | IOException e) {
             // A bad conf, busy storage, a damaged backup, a file that cannot be read: nothing was written.
-            return refuse(out, err, request, "invalid_request", INVALID, message(e));
+            return refuse(out, err, request, "invalid_request", ErrorCode.INVALID_REQUEST, message(e));
         }
         try (ClusterRestore.Plan p = plan) {
             if (!request.dryRun()) {
                 try {
                     ClusterRestore.write(p);
                 } catch (IOException e) {
-                    return refuse(out, err, request, "restore_failed", FAILED, e.getMessage());
+                    return refuse(out, err, request, "restore_failed", ErrorCode.INTERNAL_ERROR, e.getMessage());
                 }
             }
             print(out, request, p);
@@ -153,18 +153,19 @@ public final class RestoreMain {
                 : e.getMessage();
     }
 
-    private static int refuse(PrintWriter out, PrintWriter err, Request request, String kind, int code, String message) {
+    private static int refuse(PrintWriter out, PrintWriter err, Request request, String kind, ErrorCode code, String message) {
         err.println("ratchet restore: " + message);
         err.flush();
         if (request.json()) {
             ObjectNode o = Json.MAPPER.createObjectNode();
             o.put("error", kind);
             o.put("message", message);
-            o.put("exitCode", code);
+            o.put("exitCode", code.exitCode());
+            o.put("code", code.wireName());
             out.println(Json.write(o));
             out.flush();
         }
-        return code;
+        return code.exitCode();
     }
 
     private static void print(PrintWriter out, Request request, ClusterRestore.Plan plan) {

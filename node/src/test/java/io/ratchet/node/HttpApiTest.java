@@ -119,6 +119,7 @@ class HttpApiTest extends SharedClusterTest {
         Answer exists = send("PUT", "/v1/items/http/412", "2", "If-None-Match", "*");
         assertEquals(412, exists.status());
         assertEquals("precondition_failed", exists.json().get("error").asText());
+        assertEquals("condition_failed", exists.json().get("code").asText(), "the code the CLI reports for it too");
         assertEquals(1, exists.json().get("current").get("value").asInt());
         assertEquals("\"" + index + "\"", exists.etag());
 
@@ -225,6 +226,7 @@ class HttpApiTest extends SharedClusterTest {
             assertEquals(400, a.status(), a.response().request().method() + " " + a.response().request().uri() + ": "
                     + a.response().body());
             assertEquals("bad_request", a.json().get("error").asText());
+            assertEquals("invalid_request", a.json().get("code").asText());
             assertFalse(a.json().get("message").asText().isBlank());
         }
         assertEquals(before, cluster.appliedIndex("n2"));
@@ -237,6 +239,7 @@ class HttpApiTest extends SharedClusterTest {
         Answer tooBig = send("PUT", "/v1/items/http/big", big, "If-None-Match", "*");
         assertEquals(413, tooBig.status());
         assertEquals("payload_too_large", tooBig.json().get("error").asText());
+        assertEquals("invalid_request", tooBig.json().get("code").asText());
         // Without a Content-Length (chunked), the limit holds as the body arrives.
         HttpRequest chunked = HttpRequest.newBuilder(URI.create(url("/v1/items/http/big")))
                 .header("If-None-Match", "*")
@@ -258,6 +261,7 @@ class HttpApiTest extends SharedClusterTest {
         Answer unknown = get("/v1/nothing-here");
         assertEquals(404, unknown.status());
         assertEquals("not_found", unknown.json().get("error").asText());
+        assertEquals("not_found", unknown.json().get("code").asText());
         assertEquals(404, get("/elsewhere").status());
         Answer wrong = send("PATCH", "/v1/items/a", "1");
         assertEquals(405, wrong.status());
@@ -381,6 +385,7 @@ class HttpApiTest extends SharedClusterTest {
         Answer conflict = send("POST", "/v1/txn", "{\"ops\":[{\"op\":\"put\",\"key\":\"http/txn/b\",\"value\":1,\"index\":0},"
                 + "{\"op\":\"check\",\"key\":\"http/txn/a\",\"index\":0}]}");
         assertEquals(409, conflict.status());
+        assertEquals("condition_failed", conflict.json().get("code").asText());
         assertEquals("http/txn/a", conflict.json().get("conflicts").get(0).get("key").asText());
         assertEquals(index, conflict.json().get("conflicts").get(0).get("actual").asLong());
         assertTrue(cluster.client().get("http/txn/b").isEmpty());

@@ -143,6 +143,8 @@ class RestoreTest {
         assertEquals(RestoreMain.INVALID, run.code(), run.toString());
         JsonNode error = Json.parse(run.out());
         assertEquals("invalid_request", error.get("error").asText());
+        assertEquals("invalid_request", error.get("code").asText());
+        assertEquals(2, error.get("exitCode").asInt());
         assertEquals(backup + " is truncated (or its header damaged): it holds " + bytes.length / 2 + " of the "
                 + bytes.length + " bytes its header announces", error.get("message").asText());
         assertNothingWritten();

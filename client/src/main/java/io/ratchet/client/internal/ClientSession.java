@@ -5,6 +5,7 @@ import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.RatchetException;
 import io.ratchet.client.UnknownOutcomeException;
+import io.ratchet.common.Failures;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
@@ -112,7 +113,7 @@ public final class ClientSession {
     }
 
     private static RatchetException writeError(Throwable error) {
-        Throwable cause = RatchetClient.unwrap(error);
+        Throwable cause = Failures.unwrap(error);
         if (cause instanceof RatchetException r) {
             return r;
         }
@@ -128,7 +129,7 @@ public final class ClientSession {
     }
 
     private static RatchetException unavailable(Throwable error) {
-        Throwable cause = RatchetClient.unwrap(error);
+        Throwable cause = Failures.unwrap(error);
         if (cause instanceof RatchetException r) {
             return r;
         }

@@ -3,8 +3,8 @@ package io.ratchet.client.internal;
 import io.ratchet.client.internal.Transport.Outcome;
 import io.ratchet.client.internal.Transport.Unanswered;
 import io.ratchet.common.Credentials;
+import io.ratchet.common.Failures;
 import io.ratchet.common.NodeChannels;
-import io.ratchet.common.tls.Causes;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Rpc;
 import java.net.ConnectException;
@@ -27,7 +27,6 @@ import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ConnectivityState;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.Status;
-import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.apache.ratis.thirdparty.io.netty.channel.EventLoopGroup;
@@ -214,7 +213,7 @@ public final class GrpcConnector implements Transport.Connector {
             // only after its side of the handshake accepted this client: a call that failed there never left.
             return new Unanswered(TlsFailures.describe(tls, credentials), false, true);
         }
-        boolean refused = status.getCode() == Status.Code.UNAVAILABLE && rootCause(t) instanceof ConnectException;
+        boolean refused = status.getCode() == Status.Code.UNAVAILABLE && Failures.rootCause(t) instanceof ConnectException;
         String why = status.getCode() == Status.Code.DEADLINE_EXCEEDED ? "timed out"
                 : status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
         return new Unanswered(why, !refused);
@@ -227,19 +226,11 @@ public final class GrpcConnector implements Transport.Connector {
      * stream that was never answered is the handshake's too.
      */
     private static SSLException tlsFailure(Throwable t, boolean answered) {
-        SSLException handshake = Causes.find(t, SSLHandshakeException.class);
+        SSLException handshake = Failures.find(t, SSLHandshakeException.class);
         if (handshake == null) {
-            handshake = Causes.find(t, NotSslRecordException.class);
+            handshake = Failures.find(t, NotSslRecordException.class);
         }
-        return handshake != null || answered ? handshake : Causes.find(t, SSLException.class);
-    }
-
-    private static Throwable rootCause(Throwable t) {
-        Throwable c = t instanceof StatusRuntimeException s && s.getCause() != null ? s.getCause() : t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c;
+        return handshake != null || answered ? handshake : Failures.find(t, SSLException.class);
     }
 
     private CallStream stream(String address) {

@@ -1,7 +1,7 @@
 package io.ratchet.client.internal;
 
 import io.ratchet.common.Credentials;
-import io.ratchet.common.tls.Causes;
+import io.ratchet.common.Failures;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import javax.net.ssl.SSLException;
@@ -16,13 +16,13 @@ public final class TlsFailures {
         if (failure instanceof NotSslRecordException) {
             return "the node does not speak TLS (its port is plaintext): connect without a CA file";
         }
-        CertificateExpiredException expired = Causes.find(failure, CertificateExpiredException.class);
+        CertificateExpiredException expired = Failures.find(failure, CertificateExpiredException.class);
         if (expired != null) {
             return "the node's certificate expired (" + expired.getMessage() + "): the node needs a renewed one";
         }
         // What this client's trust manager refused: the node's certificate (its issuer, its dates, or the
         // names it holds against the address connected to).
-        CertificateException refused = Causes.find(failure, CertificateException.class);
+        CertificateException refused = Failures.find(failure, CertificateException.class);
         if (refused != null) {
             return "the node's certificate is not trusted with the CA file " + credentials.caFile() + ": "
                     + refused.getMessage();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.common.Credentials;
+import io.ratchet.common.Failures;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.AdminRpc;
@@ -18,7 +19,6 @@ import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -110,7 +110,7 @@ public final class AdminService implements AutoCloseable {
     }
 
     private static ObjectNode error(Throwable t) {
-        Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        Throwable cause = Failures.unwrap(t);
         if (cause instanceof AdminError e) {
             return e.toJson();
         }

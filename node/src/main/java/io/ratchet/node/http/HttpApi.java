@@ -1,13 +1,10 @@
 package io.ratchet.node.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ratchet.client.AuthenticationException;
-import io.ratchet.client.ClusterUnavailableException;
-import io.ratchet.client.PermissionDeniedException;
-import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.DiskFullException;
+import io.ratchet.client.ErrorCode;
+import io.ratchet.common.Failures;
 import io.ratchet.client.QuotaExceededException;
-import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.recipes.lock.LeaseLostException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.UriCompliance;
@@ -205,8 +201,8 @@ public final class HttpApi implements AutoCloseable {
         }
         if (route == null) {
             HttpReply reply = allowed.isEmpty()
-                    ? HttpReply.error(404, "not_found", "no route " + method + " " + path + "; see /v1/openapi.json")
-                    : HttpReply.error(405, "method_not_allowed", method + " is not allowed on " + path
+                    ? HttpReply.error(404, "not_found", ErrorCode.NOT_FOUND, "no route " + method + " " + path + "; see /v1/openapi.json")
+                    : HttpReply.error(405, "method_not_allowed", ErrorCode.INVALID_REQUEST, method + " is not allowed on " + path
                             + "; allowed: " + String.join(", ", allowed)).header("Allow", String.join(", ", allowed));
             answerAfterDraining(request, response, callback, reply);
             return;
@@ -257,7 +253,7 @@ public final class HttpApi implements AutoCloseable {
         }
         return Content.Source.asByteBufferAsync(request, (int) limit + 1).handle((buffer, error) -> {
             if (error != null) {
-                Throwable cause = unwrap(error);
+                Throwable cause = Failures.unwrap(error);
                 throw cause instanceof IllegalArgumentException || cause instanceof IllegalStateException
                         ? tooLarge(-1, limit) : HttpError.badRequest("the body could not be read: " + cause.getMessage());
             }
@@ -366,14 +362,14 @@ public final class HttpApi implements AutoCloseable {
         String file = path.equals("/") || path.equals("/index.html") ? "index.html"
                 : path.startsWith("/console/") ? path.substring("/console/".length()) : null;
         if (file == null || !CONSOLE_FILE.matcher(file).matches()) {
-            return HttpReply.error(404, "not_found", "nothing at " + path + "; the console is at /, the API under /v1");
+            return HttpReply.error(404, "not_found", ErrorCode.NOT_FOUND, "nothing at " + path + "; the console is at /, the API under /v1");
         }
         if (!method.equals("GET") && !method.equals("HEAD")) {
-            return HttpReply.error(405, "method_not_allowed", method + " is not allowed on " + path).header("Allow", "GET");
+            return HttpReply.error(405, "method_not_allowed", ErrorCode.INVALID_REQUEST, method + " is not allowed on " + path).header("Allow", "GET");
         }
         try (InputStream in = HttpApi.class.getResourceAsStream("/console/" + file)) {
             if (in == null) {
-                return HttpReply.error(404, "not_found", "no console file " + file);
+                return HttpReply.error(404, "not_found", ErrorCode.NOT_FOUND, "no console file " + file);
             }
             String type = switch (file.substring(file.lastIndexOf('.') + 1)) {
                 case "html" -> "text/html; charset=utf-8";
@@ -383,64 +379,65 @@ public final class HttpApi implements AutoCloseable {
             };
             return new HttpReply(200, new LinkedHashMap<>(), type, in.readAllBytes()).header("Cache-Control", "no-cache");
         } catch (IOException e) {
-            return HttpReply.error(500, "internal", "cannot read console file " + file + ": " + e.getMessage());
+            return HttpReply.error(500, "internal", ErrorCode.INTERNAL_ERROR, "cannot read console file " + file + ": " + e.getMessage());
         }
     }
 
     // ---- answers
 
-    /** The answer for a failure: typed errors map to their status; anything else is a bug, logged. */
+    /**
+     * The answer for a failure: its {@link ErrorCode}'s status and {@code code}, with the {@code error} name
+     * docs/HTTP.md gives it and what the failure carries (the holder of a lost lease, the quota's figures);
+     * a failure of no known kind is a bug, logged.
+     */
     static HttpReply failure(Throwable error) {
-        Throwable cause = unwrap(error);
+        Throwable cause = Failures.unwrap(error);
         if (cause instanceof HttpError e) {
-            return HttpReply.error(e.status(), e.code(), e.getMessage());
+            return HttpReply.error(e.status(), e.error(), e.code(), e.getMessage());
         }
-        if (cause instanceof InvalidRequestException e) {
-            return HttpReply.error(400, "bad_request", e.getMessage());
+        ErrorCode code = ErrorCode.of(cause);
+        if (code == ErrorCode.INTERNAL_ERROR) {
+            LOG.error("HTTP request failed", cause);
         }
+        String message = code == ErrorCode.INTERNAL_ERROR ? cause.getClass().getSimpleName() + ": " + cause.getMessage()
+                : cause.getMessage();
+        ObjectNode body = HttpReply.errorBody(errorName(code), code, message);
         if (cause instanceof LeaseLostException e) {
-            ObjectNode body = HttpReply.errorBody("precondition_failed", e.getMessage());
             body.set("holder", e.holder().map(JsonViews::holder).orElse(null));
-            return HttpReply.json(412, body);
-        }
-        if (cause instanceof QuotaExceededException e) {
-            // 507 Insufficient Storage: the state is full; deletes free it, a retry of this write alone will not.
-            ObjectNode body = HttpReply.errorBody("quota_exceeded", e.getMessage());
+        } else if (cause instanceof QuotaExceededException e) {
+            // The state is full; deletes free it, a retry of this write alone will not.
             body.put("used", e.used());
             body.put("quota", e.quota());
             body.put("needed", e.needed());
-            return HttpReply.json(507, body);
-        }
-        if (cause instanceof DiskFullException e) {
-            // 507 as well: the leader's disk is at its floor; deletes and space on the disk mend it.
-            ObjectNode body = HttpReply.errorBody("disk_full", e.getMessage());
+        } else if (cause instanceof DiskFullException e) {
+            // The leader's disk is at its floor; deletes and space on the disk mend it.
             body.put("node", e.node());
             body.put("freeBytes", e.freeBytes());
             body.put("floorBytes", e.floorBytes());
-            return HttpReply.json(507, body);
         }
-        if (cause instanceof AuthenticationException e) {
-            return HttpReply.error(401, "unauthenticated", e.getMessage()).header("WWW-Authenticate", "Bearer");
-        }
-        if (cause instanceof PermissionDeniedException e) {
-            return HttpReply.error(403, "forbidden", e.getMessage());
-        }
-        if (cause instanceof ClusterUnavailableException e) {
-            return HttpReply.error(503, "unavailable", e.getMessage()).header("Retry-After", "1");
-        }
-        if (cause instanceof UnknownOutcomeException e) {
-            return HttpReply.error(504, "unknown_outcome", e.getMessage());
-        }
-        LOG.error("HTTP request failed", cause);
-        return HttpReply.error(500, "internal", cause.getClass().getSimpleName() + ": " + cause.getMessage());
+        HttpReply reply = HttpReply.json(code.httpStatus(), body);
+        return switch (code) {
+            case UNAUTHENTICATED -> reply.header("WWW-Authenticate", "Bearer");
+            case CLUSTER_UNAVAILABLE -> reply.header("Retry-After", "1");
+            default -> reply;
+        };
     }
 
-    static Throwable unwrap(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
+    /** The {@code error} field docs/HTTP.md names each code with over HTTP (the {@code code} field is the code's own). */
+    static String errorName(ErrorCode code) {
+        return switch (code) {
+            case INVALID_REQUEST -> "bad_request";
+            case NOT_FOUND -> "not_found";
+            case CONDITION_FAILED, LEASE_LOST -> "precondition_failed";
+            case RETRY_EXHAUSTED, ADMIN_REFUSED -> "conflict";
+            case CLUSTER_UNAVAILABLE -> "unavailable";
+            case UNKNOWN_OUTCOME -> "unknown_outcome";
+            case QUOTA_EXCEEDED -> "quota_exceeded";
+            case DISK_FULL -> "disk_full";
+            case UNAUTHENTICATED -> "unauthenticated";
+            case PERMISSION_DENIED -> "forbidden";
+            case INTERNAL_ERROR -> "internal";
+        };
     }
 
     private static void write(Response response, Callback callback, HttpReply reply) {

@@ -2,6 +2,7 @@ package io.ratchet.node.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.ErrorCode;
 import io.ratchet.protocol.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -19,14 +20,20 @@ record HttpReply(int status, Map<String, String> headers, String contentType, by
         return new HttpReply(status, new LinkedHashMap<>(), null, new byte[0]);
     }
 
-    static HttpReply error(int status, String code, String message) {
-        return json(status, errorBody(code, message));
+    static HttpReply error(int status, String error, ErrorCode code, String message) {
+        return json(status, errorBody(error, code, message));
     }
 
-    static ObjectNode errorBody(String code, String message) {
+    /**
+     * {@code {"error": ERROR, "message": TEXT, "code": CODE}}: {@code error} is the HTTP API's own name for
+     * the failure (docs/HTTP.md, kept as it always was), {@code code} the {@link ErrorCode}'s, the one the
+     * command line reports for the same failure.
+     */
+    static ObjectNode errorBody(String error, ErrorCode code, String message) {
         ObjectNode body = Json.MAPPER.createObjectNode();
-        body.put("error", code);
+        body.put("error", error);
         body.put("message", message);
+        body.put("code", code.wireName());
         return body;
     }
 

@@ -1,5 +1,6 @@
 package io.ratchet.node.http;
 
+import io.ratchet.client.ErrorCode;
 import io.ratchet.protocol.Json;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -14,8 +15,8 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The errors Jetty answers itself, before a request reaches the API (a request line, path, header or
- * body it cannot parse, a header block too large), in the API's own shape: {@code {"error": CODE,
- * "message": TEXT}} (docs/HTTP.md, "Errors"), never an HTML page. Nothing is written for any of them, and
+ * body it cannot parse, a header block too large), in the API's own shape: {@code {"error": ERROR,
+ * "message": TEXT, "code": CODE}} (docs/HTTP.md, "Errors"), never an HTML page. Nothing is written for any of them, and
  * each answer ends its connection.
  */
 final class JsonErrors extends ErrorHandler {
@@ -42,7 +43,15 @@ final class JsonErrors extends ErrorHandler {
 
     static byte[] body(int status, String message) {
         String text = message == null || message.isBlank() ? HttpStatus.getMessage(status) : message;
-        return Json.write(HttpReply.errorBody(code(status), text)).getBytes(StandardCharsets.UTF_8);
+        return Json.write(HttpReply.errorBody(code(status), errorCode(status), text)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The {@link ErrorCode} of a status Jetty answers with: the request's fault, but for its own failures. */
+    static ErrorCode errorCode(int status) {
+        if (status == 404) {
+            return ErrorCode.NOT_FOUND;
+        }
+        return status >= 500 && status != 501 && status != 505 ? ErrorCode.INTERNAL_ERROR : ErrorCode.INVALID_REQUEST;
     }
 
     /** The API's error code for a status Jetty answers with. */

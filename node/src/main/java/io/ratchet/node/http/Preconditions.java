@@ -1,5 +1,7 @@
 package io.ratchet.node.http;
 
+import io.ratchet.client.ErrorCode;
+
 /**
  * The index a write is conditioned on, from its {@code If-Match: "<index>"} or {@code If-None-Match: *}
  * header. Ratchet has no blind writes: a write with neither is refused with 428, and
@@ -70,6 +72,6 @@ final class Preconditions {
     }
 
     private static HttpError required(String message) {
-        return new HttpError(428, "precondition_required", message);
+        return new HttpError(428, "precondition_required", ErrorCode.INVALID_REQUEST, message);
     }
 }

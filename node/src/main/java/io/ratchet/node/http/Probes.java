@@ -1,6 +1,7 @@
 package io.ratchet.node.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.ErrorCode;
 import io.ratchet.common.Readiness;
 import io.ratchet.node.metrics.NodeMetrics;
 import io.ratchet.protocol.Json;
@@ -26,7 +27,7 @@ public final class Probes {
             return null;
         }
         if (!method.equals("GET")) {
-            return HttpReply.error(405, "method_not_allowed", method + " is not allowed on " + path).header("Allow", "GET");
+            return HttpReply.error(405, "method_not_allowed", ErrorCode.INVALID_REQUEST, method + " is not allowed on " + path).header("Allow", "GET");
         }
         return switch (path) {
             case "/metrics" -> new HttpReply(200, new LinkedHashMap<>(), NodeMetrics.CONTENT_TYPE,

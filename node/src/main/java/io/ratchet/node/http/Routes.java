@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.client.ErrorCode;
 import io.ratchet.client.NodeStatus;
 import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.client.PutOptions;
@@ -130,7 +131,7 @@ public final class Routes {
 
     private static HttpReply found(Optional<Item> item) {
         return item.map(i -> HttpReply.json(200, JsonViews.item(i)).etag(i.index()))
-                .orElseGet(() -> HttpReply.error(404, "not_found", "no item under that key"));
+                .orElseGet(() -> HttpReply.error(404, "not_found", ErrorCode.NOT_FOUND, "no item under that key"));
     }
 
     private CompletableFuture<HttpReply> list(HttpCall call) {
@@ -215,7 +216,7 @@ public final class Routes {
 
     /** A 412: the current item (or none) in the body, and its ETag. */
     private static HttpReply preconditionFailed(Item current, String message) {
-        ObjectNode body = HttpReply.errorBody("precondition_failed", message);
+        ObjectNode body = HttpReply.errorBody("precondition_failed", ErrorCode.CONDITION_FAILED, message);
         body.set("current", current == null ? null : JsonViews.item(current));
         HttpReply reply = HttpReply.json(412, body);
         return current == null ? reply : reply.etag(current.index());
@@ -235,7 +236,7 @@ public final class Routes {
                 : client(call).transactionAsync(parsed, idempotencyKey, IDEMPOTENCY_RETENTION);
         return result.thenApply(r -> {
             ObjectNode body = r.successful() ? Json.MAPPER.createObjectNode()
-                    : HttpReply.errorBody("conflict", r.conflicts().size() + " condition(s) failed; nothing was written");
+                    : HttpReply.errorBody("conflict", ErrorCode.CONDITION_FAILED, r.conflicts().size() + " condition(s) failed; nothing was written");
             body.put("successful", r.successful());
             body.put("index", r.index());
             ArrayNode conflicts = body.putArray("conflicts");
@@ -268,7 +269,7 @@ public final class Routes {
     private CompletableFuture<HttpReply> getDocument(HttpCall call) {
         return client(call).getDocumentAsync(call.rest()).thenApply(d -> d
                 .map(doc -> HttpReply.json(200, JsonViews.document(doc)).etag(doc.index()))
-                .orElseGet(() -> HttpReply.error(404, "not_found", "no document under that id")));
+                .orElseGet(() -> HttpReply.error(404, "not_found", ErrorCode.NOT_FOUND, "no document under that id")));
     }
 
     private CompletableFuture<HttpReply> putDocument(HttpCall call) {
@@ -299,7 +300,7 @@ public final class Routes {
             }
             long actual = tx.conflicts().get(0).actual();
             return client(call).getDocumentAsync(op.id()).thenApply(now -> {
-                ObjectNode body = HttpReply.errorBody("precondition_failed", "the document's guard index is "
+                ObjectNode body = HttpReply.errorBody("precondition_failed", ErrorCode.CONDITION_FAILED, "the document's guard index is "
                         + actual + ", not " + guard + (guard == 0 && actual != 0 ? " (it exists)" : ""));
                 body.set("current", now.map(JsonViews::document).orElse(null));
                 HttpReply reply = HttpReply.json(412, body);
@@ -323,7 +324,7 @@ public final class Routes {
     private CompletableFuture<HttpReply> holder(HttpCall call) {
         return new Locks(client(call)).holderAsync(call.rest()).thenApply(h -> h
                 .map(holder -> HttpReply.json(200, JsonViews.holder(holder)).etag(holder.index()))
-                .orElseGet(() -> HttpReply.error(404, "not_found", "lock '" + call.rest() + "' is free")));
+                .orElseGet(() -> HttpReply.error(404, "not_found", ErrorCode.NOT_FOUND, "lock '" + call.rest() + "' is free")));
     }
 
     private CompletableFuture<HttpReply> acquire(HttpCall call) {
@@ -348,7 +349,7 @@ public final class Routes {
                         HttpReply.json(200, JsonViews.lease(granted.get())).etag(granted.get().currentIndex()));
             }
             return locks.holderAsync(call.rest()).thenApply(h -> {
-                ObjectNode conflict = HttpReply.errorBody("conflict", "lock '" + call.rest() + "' is held"
+                ObjectNode conflict = HttpReply.errorBody("conflict", ErrorCode.CONDITION_FAILED, "lock '" + call.rest() + "' is held"
                         + h.map(holder -> " by " + holder.owner()).orElse(" (or was granted too late to use)"));
                 conflict.set("holder", h.map(JsonViews::holder).orElse(null));
                 return HttpReply.json(409, conflict);
@@ -393,7 +394,7 @@ public final class Routes {
                 : reservations.reserveAsync(call.rest(), owner, HttpCall.duration("ttl", ttl));
         return result.thenApply(r -> {
             ObjectNode answer = r.reserved() ? Json.MAPPER.createObjectNode()
-                    : HttpReply.errorBody("conflict", "'" + call.rest() + "' is reserved by " + r.current().owner());
+                    : HttpReply.errorBody("conflict", ErrorCode.CONDITION_FAILED, "'" + call.rest() + "' is reserved by " + r.current().owner());
             answer.put("reserved", r.reserved());
             ObjectNode reservation = answer.putObject("reservation");
             reservation.put("key", r.current().key());

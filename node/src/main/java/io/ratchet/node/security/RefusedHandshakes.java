@@ -1,6 +1,6 @@
 package io.ratchet.node.security;
 
-import io.ratchet.common.tls.Causes;
+import io.ratchet.common.Failures;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import javax.net.ssl.SSLException;
@@ -92,18 +92,18 @@ final class RefusedHandshakes implements InternalProtocolNegotiator.ProtocolNego
      */
     private static Refusal refusal(Throwable cause) {
         // An expiry lies deepest, under the validator's "validity check failed": looked for first.
-        CertificateExpiredException expired = Causes.find(cause, CertificateExpiredException.class);
+        CertificateExpiredException expired = Failures.find(cause, CertificateExpiredException.class);
         if (expired != null) {
             return new Refusal("expired", "its certificate expired (" + expired.getMessage() + ")");
         }
-        if (Causes.find(cause, NotSslRecordException.class) != null) {
+        if (Failures.find(cause, NotSslRecordException.class) != null) {
             return new Refusal("plaintext", "a plaintext connection (this port speaks only TLS)");
         }
-        CertificateException refused = Causes.find(cause, CertificateException.class);
+        CertificateException refused = Failures.find(cause, CertificateException.class);
         if (refused != null) {
             return new Refusal("certificate", "its certificate is not trusted: " + refused.getMessage());
         }
-        SSLException tls = Causes.find(cause, SSLException.class);
+        SSLException tls = Failures.find(cause, SSLException.class);
         return tls == null ? null : new Refusal("handshake", "the TLS handshake failed (often: the client does not trust "
                 + "this node's certificate): " + tls.getMessage());
     }

@@ -1,5 +1,6 @@
 package io.ratchet.recipes.lock;
 
+import io.ratchet.client.ErrorCode;
 import io.ratchet.client.RatchetException;
 import java.time.Duration;
 import java.util.Optional;
@@ -83,5 +84,10 @@ public final class LeaseLostException extends RatchetException {
         }
         return head + "the lock is at index " + holder.index() + ", held by '" + holder.owner() + "' with token "
                 + holder.fencingToken();
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.LEASE_LOST;
     }
 }

@@ -2,6 +2,7 @@ package io.ratchet.recipes.lock;
 
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.common.Failures;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
@@ -21,7 +22,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -425,7 +425,7 @@ final class LeaseQueue {
             if (error == null) {
                 return CompletableFuture.completedFuture(lease);
             }
-            Throwable cause = unwrap(error);
+            Throwable cause = Failures.unwrap(error);
             CompletableFuture<Optional<QueueLease>> back = w.place == null ? CompletableFuture.completedFuture(null) : leave(w);
             return back.thenCompose(ignored -> CompletableFuture.<Optional<QueueLease>>failedFuture(cause));
         }).thenCompose(f -> f);
@@ -729,7 +729,7 @@ final class LeaseQueue {
                 return;
             }
             if (error != null) {
-                if (unwrap(error) instanceof InvalidRequestException bad) {
+                if (Failures.unwrap(error) instanceof InvalidRequestException bad) {
                     woken.completeExceptionally(bad);
                 } else {
                     woken.complete(null);
@@ -1009,13 +1009,6 @@ final class LeaseQueue {
 
     static InvalidRequestException invalid(String message) {
         return new InvalidRequestException(message, null);
-    }
-
-    static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     static String text(Duration d) {

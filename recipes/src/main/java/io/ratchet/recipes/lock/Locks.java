@@ -3,6 +3,7 @@ package io.ratchet.recipes.lock;
 import io.ratchet.client.Backoff;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.common.Failures;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -178,7 +178,7 @@ public final class Locks {
             // The watch ends by what is left of the wait plus the watch slack, failover or not.
             return client.watchAsync(key, r.index(), Duration.ofMillis(watchFor(r, remaining)))
                     .handle((watched, error) -> {
-                        if (error != null && unwrap(error) instanceof InvalidRequestException bad) {
+                        if (error != null && Failures.unwrap(error) instanceof InvalidRequestException bad) {
                             throw bad;
                         }
                         return null; // a change, a timeout or a lost watch: in every case, try again
@@ -442,13 +442,6 @@ public final class Locks {
 
     private static InvalidRequestException invalid(String message) {
         return new InvalidRequestException(message, null);
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     private static String text(Duration d) {

@@ -1,5 +1,6 @@
 package io.ratchet.recipes.session;
 
+import io.ratchet.client.ErrorCode;
 import io.ratchet.client.RatchetException;
 import io.ratchet.protocol.Keys;
 import io.ratchet.protocol.Limits;
@@ -63,5 +64,10 @@ public final class ConcurrencyException extends RatchetException {
         return Keys.isGuard(key)
                 ? "document '" + key.substring(Limits.RESERVED_GUARD_PREFIX.length()) + "' (guard " + key + ")"
                 : "'" + key + "'";
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.CONDITION_FAILED;
     }
 }

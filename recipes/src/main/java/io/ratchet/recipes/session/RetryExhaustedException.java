@@ -1,5 +1,6 @@
 package io.ratchet.recipes.session;
 
+import io.ratchet.client.ErrorCode;
 import io.ratchet.client.RatchetException;
 import java.util.List;
 
@@ -39,5 +40,10 @@ public final class RetryExhaustedException extends RatchetException {
     /** The loop's events in order, the last one its {@link RetryEvent.Exhausted}; immutable (empty when not given). */
     public List<RetryEvent> trail() {
         return trail == null ? List.of() : trail;
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.RETRY_EXHAUSTED;
     }
 }
