@@ -564,21 +564,9 @@ public final class RatchetClient implements AutoCloseable {
                 T value = decode.apply(accepted(Codec.decodeResults(a.results()).get(0)));
                 return CompletableFuture.completedFuture(new StaleRead<>(value, node));
             }
-            if (outcome instanceof Transport.Refused r) {
-                switch (r.refusal().reason()) {
-                    case INVALID -> {
-                        return CompletableFuture.failedFuture(new InvalidRequestException(r.refusal().message(), null));
-                    }
-                    case UNAUTHENTICATED -> {
-                        return CompletableFuture.failedFuture(new AuthenticationException(r.refusal().message()));
-                    }
-                    case FORBIDDEN -> {
-                        return CompletableFuture.failedFuture(new PermissionDeniedException(r.refusal().message()));
-                    }
-                    default -> {
-                        // another node may serve it
-                    }
-                }
+            RatchetException ending = outcome instanceof Transport.Refused r ? Attempts.ending(r.refusal()) : null;
+            if (ending != null) {
+                return CompletableFuture.failedFuture(ending); // else another node may serve it
             }
             return staleFrom(nodes, i + 1, query, node + ": " + outcome, decode);
         });

@@ -5,6 +5,7 @@ import io.ratchet.client.Backoff;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PermissionDeniedException;
+import io.ratchet.client.RatchetException;
 import io.ratchet.protocol.Refusal;
 import java.time.Duration;
 import java.util.HashMap;
@@ -171,33 +172,25 @@ public final class Attempts {
                 Refusal refusal = r.refusal();
                 s.lastWhy = node + ": " + refusal.message();
                 s.mayHaveApplied |= refusal.inDoubt();
-                switch (refusal.reason()) {
-                    case INVALID -> {
-                        return CompletableFuture.failedFuture(new InvalidRequestException(refusal.message(), null));
-                    }
-                    case UNAUTHENTICATED -> {
-                        return CompletableFuture.failedFuture(new AuthenticationException(refusal.message()));
-                    }
-                    case FORBIDDEN -> {
-                        return CompletableFuture.failedFuture(new PermissionDeniedException(refusal.message()));
-                    }
-                    case NOT_LEADER -> {
-                        if (silentNow(s, refusal.leaderAddress())) {
-                            // A follower still names the leader that just went silent on us: it has
-                            // not noticed yet. Ask the followers again shortly, until they name the
-                            // new one; going back would wait out another attempt on a silent node.
-                            pause = nextPause(s);
-                        } else {
-                            // Followed at once, unless nodes keep pointing elsewhere (views that
-                            // disagree during an election): then pause like any failure.
-                            transport.follow(refusal.leaderAddress());
-                            pause = ++s.redirects <= transport.addresses().size() ? 0 : nextPause(s);
-                        }
-                    }
-                    default -> {
-                        transport.skip(node);
+                RatchetException ending = ending(refusal);
+                if (ending != null) {
+                    return CompletableFuture.failedFuture(ending);
+                }
+                if (refusal.reason() == Refusal.Reason.NOT_LEADER) {
+                    if (silentNow(s, refusal.leaderAddress())) {
+                        // A follower still names the leader that just went silent on us: it has
+                        // not noticed yet. Ask the followers again shortly, until they name the
+                        // new one; going back would wait out another attempt on a silent node.
                         pause = nextPause(s);
+                    } else {
+                        // Followed at once, unless nodes keep pointing elsewhere (views that
+                        // disagree during an election): then pause like any failure.
+                        transport.follow(refusal.leaderAddress());
+                        pause = ++s.redirects <= transport.addresses().size() ? 0 : nextPause(s);
                     }
+                } else {
+                    transport.skip(node);
+                    pause = nextPause(s);
                 }
             } else {
                 Transport.Unanswered u = (Transport.Unanswered) outcome;
@@ -333,5 +326,18 @@ public final class Attempts {
     private static long nextPause(State s) {
         s.failures++;
         return BACKOFF.delay(s.failures, ThreadLocalRandom.current()).toNanos();
+    }
+
+    /**
+     * The failure a refusal ends a call with, or null when another node, or a later attempt, may serve it
+     * (no leader yet, not the leader, a node that cannot serve now).
+     */
+    public static RatchetException ending(Refusal refusal) {
+        return switch (refusal.reason()) {
+            case INVALID -> new InvalidRequestException(refusal.message(), null);
+            case UNAUTHENTICATED -> new AuthenticationException(refusal.message());
+            case FORBIDDEN -> new PermissionDeniedException(refusal.message());
+            case NOT_LEADER, NO_LEADER, UNAVAILABLE -> null;
+        };
     }
 }
