@@ -285,7 +285,7 @@ final class LeaseQueue {
     }
 
     private boolean expired(Item entry) {
-        return entry.expiresAt() != 0 && entry.expiresAt() <= clusterTime.get();
+        return entry.expiredAt(clusterTime.get());
     }
 
     /** Notes the cluster time {@code item} was written at, if a write of ours with {@code ttlMillis} left it. */
