@@ -72,7 +72,7 @@ class FairLocksTest {
 
     private List<Item> entries() {
         return cluster.read(s -> s.list(QUEUE, 0, 1000)).stream()
-                .filter(i -> LeaseQueue.isEntryKey(QUEUE, i.key()))
+                .filter(i -> QueueListing.isEntryKey(QUEUE, i.key()))
                 .sorted((a, b) -> Long.compare(a.createdIndex(), b.createdIndex())).toList();
     }
 
