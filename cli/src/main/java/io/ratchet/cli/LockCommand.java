@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.common.Durations;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.recipes.lock.FairLocks;
-import io.ratchet.recipes.lock.Lease;
+import io.ratchet.recipes.lock.Grant;
 import io.ratchet.recipes.lock.LeaseLostException;
+import io.ratchet.recipes.lock.Lock;
 import io.ratchet.recipes.lock.LockHolder;
 import io.ratchet.recipes.lock.LockOptions;
 import io.ratchet.recipes.lock.Locks;
-import io.ratchet.recipes.lock.QueueLease;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Command;
@@ -58,27 +58,13 @@ final class LockCommand implements Runnable {
             LockOptions options = owner == null ? LockOptions.defaults() : LockOptions.defaults().withOwner(owner);
             Duration leaseTime = Durations.parse(lease);
             Duration waitTime = Durations.parse(wait);
-            if (fair) {
-                FairLocks locks = new FairLocks(c, options);
-                Optional<QueueLease> granted = waitTime.isZero()
-                        ? locks.tryAcquire(name, leaseTime)
-                        : locks.acquire(name, leaseTime, waitTime);
-                if (granted.isPresent()) {
-                    print(lease("acquired", granted.get()));
-                    return ExitCode.DONE;
-                }
-                print(refused("acquired", name, locks.holder(name)));
-                return ExitCode.CONDITION_FAILED;
-            }
-            Locks locks = new Locks(c, options);
-            Optional<Lease> granted = waitTime.isZero()
-                    ? locks.tryAcquire(name, leaseTime)
-                    : locks.acquire(name, leaseTime, waitTime);
+            Lock<?> lock = fair ? new FairLocks(c, options).lock(name) : new Locks(c, options).lock(name);
+            Optional<? extends Grant> granted = acquire(lock, leaseTime, waitTime);
             if (granted.isPresent()) {
-                print(lease("acquired", granted.get()));
+                print(grant("acquired", granted.get()));
                 return ExitCode.DONE;
             }
-            print(refused("acquired", name, locks.holder(name)));
+            print(refused("acquired", name, lock.holders().stream().findFirst()));
             return ExitCode.CONDITION_FAILED;
         }
     }
@@ -98,8 +84,8 @@ final class LockCommand implements Runnable {
         int run(RatchetClient c) {
             try {
                 Duration duration = Durations.parse(lease);
-                print(fair ? lease("renewed", new FairLocks(c).renew(name, index, duration))
-                        : lease("renewed", new Locks(c).renew(name, index, duration)));
+                print(grant("renewed", fair ? new FairLocks(c).renew(name, index, duration)
+                        : new Locks(c).renew(name, index, duration)));
                 return ExitCode.DONE;
             } catch (LeaseLostException e) {
                 print(refused("renewed", name, e.holder()));
@@ -134,29 +120,23 @@ final class LockCommand implements Runnable {
         }
     }
 
-    private static ObjectNode lease(String verb, Lease lease) {
+    /** One try when {@code wait} is zero, else a wait of up to {@code wait}: what every acquire command does. */
+    static <G extends Grant> Optional<G> acquire(Lock<G> lock, Duration lease, Duration wait) {
+        return wait.isZero() ? lock.tryAcquire(lease) : lock.acquire(lease, wait);
+    }
+
+    /** What a grant that went through prints, for any kind of lock. */
+    static ObjectNode grant(String verb, Grant grant) {
         ObjectNode o = Output.object();
         o.put(verb, true);
-        o.put("name", lease.name());
-        o.put("owner", lease.owner());
-        o.put("token", lease.fencingToken());
-        o.put("index", lease.currentIndex());
-        o.put("expiresAt", lease.expiresAt().toString());
+        o.put("name", grant.name());
+        o.put("owner", grant.owner());
+        o.put("token", grant.fencingToken());
+        o.put("index", grant.currentIndex());
+        o.put("expiresAt", grant.expiresAt().toString());
         return o;
     }
 
-    static ObjectNode lease(String verb, QueueLease lease) {
-        ObjectNode o = Output.object();
-        o.put(verb, true);
-        o.put("name", lease.name());
-        o.put("owner", lease.owner());
-        o.put("token", lease.fencingToken());
-        o.put("index", lease.currentIndex());
-        o.put("expiresAt", lease.expiresAt().toString());
-        return o;
-    }
-
-    /** Why nothing happened: who holds the lock now (null when nobody does). */
     /** What a release that went through prints. */
     static ObjectNode released(String name) {
         ObjectNode o = Output.object();
@@ -165,6 +145,7 @@ final class LockCommand implements Runnable {
         return o;
     }
 
+    /** Why nothing happened: who holds the lock now (null when nobody does). */
     static ObjectNode refused(String verb, String name, Optional<LockHolder> holder) {
         ObjectNode o = Output.object();
         o.put(verb, false);

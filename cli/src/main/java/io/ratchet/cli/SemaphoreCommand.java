@@ -5,12 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.common.Durations;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.recipes.lock.LeaseLostException;
-import io.ratchet.recipes.lock.LockHolder;
+import io.ratchet.recipes.lock.Lock;
 import io.ratchet.recipes.lock.LockOptions;
 import io.ratchet.recipes.lock.QueueLease;
 import io.ratchet.recipes.lock.Semaphores;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -57,14 +55,10 @@ final class SemaphoreCommand implements Runnable {
         @Override
         int run(RatchetClient c) {
             LockOptions options = owner == null ? LockOptions.defaults() : LockOptions.defaults().withOwner(owner);
-            Semaphores semaphores = new Semaphores(c, options);
-            Duration leaseTime = Durations.parse(lease);
-            Duration waitTime = Durations.parse(wait);
-            Optional<QueueLease> granted = waitTime.isZero()
-                    ? semaphores.tryAcquire(name, permits, leaseTime)
-                    : semaphores.acquire(name, permits, leaseTime, waitTime);
+            Lock<QueueLease> permit = new Semaphores(c, options).lock(name, permits);
+            Optional<QueueLease> granted = LockCommand.acquire(permit, Durations.parse(lease), Durations.parse(wait));
             if (granted.isPresent()) {
-                ObjectNode o = LockCommand.lease("acquired", granted.get());
+                ObjectNode o = LockCommand.grant("acquired", granted.get());
                 o.put("permits", permits);
                 print(o);
                 return ExitCode.DONE;
@@ -74,8 +68,7 @@ final class SemaphoreCommand implements Runnable {
             o.put("name", name);
             o.put("permits", permits);
             ArrayNode holders = o.putArray("holders");
-            List<LockHolder> now = semaphores.holders(name);
-            now.forEach(h -> LockCommand.holder(holders.addObject(), h));
+            permit.holders().forEach(h -> LockCommand.holder(holders.addObject(), h));
             print(o);
             return ExitCode.CONDITION_FAILED;
         }
@@ -93,7 +86,7 @@ final class SemaphoreCommand implements Runnable {
         @Override
         int run(RatchetClient c) {
             try {
-                print(LockCommand.lease("renewed", new Semaphores(c).renew(name, index, Durations.parse(lease))));
+                print(LockCommand.grant("renewed", new Semaphores(c).renew(name, index, Durations.parse(lease))));
                 return ExitCode.DONE;
             } catch (LeaseLostException e) {
                 print(LockCommand.refused("renewed", name, e.holder()));

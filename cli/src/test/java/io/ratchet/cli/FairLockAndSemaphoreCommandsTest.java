@@ -76,6 +76,10 @@ class FairLockAndSemaphoreCommandsTest {
 
             Run plain = on(peers, "lock", "acquire", "printer", "--lease", "30s");
             assertEquals(ExitCode.DONE, plain.code(), "the plain lock of the same name is another item: " + plain);
+            Run plainBob = on(peers, "lock", "acquire", "printer", "--lease", "30s", "--owner", "bob");
+            assertEquals(ExitCode.CONDITION_FAILED, plainBob.code(), plainBob.toString());
+            assertEquals(plain.json().get("token").asLong(), plainBob.json().get("holder").get("token").asLong(),
+                    "the plain lock's refusal names its holder too");
             assertEquals(ExitCode.INVALID, on(peers, "lock", "acquire", "printer", "--fair", "--lease", "0s").code());
         }
     }

@@ -6,8 +6,13 @@ import java.time.DateTimeException;
 import java.time.Instant;
 
 /**
- * The {@code @expires} metadata field: an ISO-8601 UTC instant at which an item expires, judged on
- * cluster time. Parsing and formatting are pure, so every replica derives the same expiry.
+ * When an item expires, and whether it has. The {@code @expires} metadata field is an ISO-8601 UTC
+ * instant at which an item expires, judged on cluster time. Parsing and formatting are pure, so every
+ * replica derives the same expiry.
+ *
+ * <p>{@link #expired} is the one rule for whether an expiry has passed: the state machine applies it to
+ * conditions and sweeps, the sweeper to what it proposes, the recipes and metrics to what they show. A
+ * reader that judged the boundary differently would see a lease as held that the cluster has let go.
  */
 public final class Expiry {
     public static final String FIELD = "@expires";
@@ -15,6 +20,14 @@ public final class Expiry {
     public static final long MAX_TTL_MILLIS = 366L * 24 * 3600 * 1000;
 
     private Expiry() {
+    }
+
+    /**
+     * Whether an item that expires at {@code expiresAt} has expired at {@code clusterTime}: it has once
+     * cluster time reaches its expiry (inclusive), and never when {@code expiresAt} is 0.
+     */
+    public static boolean expired(long expiresAt, long clusterTime) {
+        return expiresAt != 0 && expiresAt <= clusterTime;
     }
 
     /** The expiry named in metadata, in epoch milliseconds, or 0 when it names none. */

@@ -17,9 +17,9 @@ import java.util.Optional;
  */
 public record Item(String key, String value, long index, long createdIndex, long expiresAt, String metadata) {
 
-    /** Whether the item has expired at {@code clusterTime}: expiry is at or before it. */
+    /** Whether the item has expired at {@code clusterTime}, by {@link Expiry#expired}. */
     public boolean expiredAt(long clusterTime) {
-        return expiresAt != 0 && expiresAt <= clusterTime;
+        return Expiry.expired(expiresAt, clusterTime);
     }
 
     /** When the item expires, in cluster time; empty when it never does. */

@@ -1,6 +1,7 @@
 package io.ratchet.statemachine;
 
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Expiry;
 import io.ratchet.protocol.Item;
 import io.ratchet.statemachine.kv.Cursor;
 import io.ratchet.statemachine.kv.Overlay;
@@ -148,7 +149,7 @@ final class Items {
                     expiryFloor.firstEntryAt(c.key());
                     first = false;
                 }
-                if (StateKeys.number(c.key()) > time) {
+                if (!Expiry.expired(StateKeys.number(c.key()), time)) {
                     break;
                 }
                 byte[] v = c.value();

@@ -93,7 +93,7 @@ final class StoreMetrics implements MeterBinder {
         long held = 0;
         for (int start = 0; ; start += Limits.MAX_PAGE_SIZE) {
             List<Item> page = ((Result.Items) ask(new Query.ListItems(Locks.PREFIX, start, Limits.MAX_PAGE_SIZE)).get(0)).items();
-            held += page.stream().filter(i -> i.expiresAt() == 0 || i.expiresAt() > now).count();
+            held += page.stream().filter(i -> !i.expiredAt(now)).count();
             if (page.size() < Limits.MAX_PAGE_SIZE) {
                 return held;
             }

@@ -90,6 +90,14 @@ public final class FairLocks {
         return queue.options();
     }
 
+    /** Lock {@code name} as a {@link Lock}: the calls of this class with the name filled in. */
+    public Lock<QueueLease> lock(String name) {
+        queue.queuePrefix(name);
+        return new NamedLock<>(name, owner(), lease -> tryAcquireAsync(name, lease),
+                (lease, wait) -> acquireAsync(name, lease, wait), this::renewAsync, this::releaseAsync,
+                () -> holderAsync(name).thenApply(h -> h.stream().toList()));
+    }
+
     /**
      * The prefix of lock {@code name}'s queue entries, {@code fair-locks/<name>/}.
      *
@@ -145,7 +153,7 @@ public final class FairLocks {
     /** Gives up a place without waiting for it (a delete of its entry); completes either way. */
     public CompletableFuture<Void> leaveAsync(Ticket ticket) {
         return LeaseQueue.checked(() -> {
-            if (ticket == null || !LeaseQueue.isEntryKey(queue.queuePrefix(ticket.name()), ticket.key())) {
+            if (ticket == null || !QueueListing.isEntryKey(queue.queuePrefix(ticket.name()), ticket.key())) {
                 throw LeaseQueue.invalid("not a ticket of a fair lock: " + ticket);
             }
             return queue.giveBack(ticket.key(), ticket.currentIndex(), ticket.place());
@@ -211,7 +219,7 @@ public final class FairLocks {
      * turn and its turn write), then the waiters in the order they will be served.
      */
     public CompletableFuture<List<QueueEntry>> queueAsync(String name) {
-        return queue.liveEntries(name).thenApply(entries -> entries.stream().map(e -> LeaseQueue.entryOf(name, e)).toList());
+        return queue.liveEntries(name).thenApply(entries -> entries.stream().map(e -> QueueListing.entryOf(name, e)).toList());
     }
 
     // ---- blocking twins

@@ -27,5 +27,5 @@ import java.time.Instant;
  * @param duration     the lease each renewal asks for unless told otherwise
  */
 public record Lease(String name, String owner, long fencingToken, long currentIndex, Instant expiresAt,
-                    Duration duration) {
+                    Duration duration) implements Grant {
 }

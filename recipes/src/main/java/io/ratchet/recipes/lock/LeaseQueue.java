@@ -1,31 +1,20 @@
 package io.ratchet.recipes.lock;
 
-import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.common.Failures;
 import io.ratchet.client.InvalidRequestException;
-import io.ratchet.client.PutOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.WatchResult;
-import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
-import io.ratchet.protocol.Keys;
-import io.ratchet.protocol.Limits;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -80,24 +69,18 @@ import java.util.function.Supplier;
  * abandoned renewal moved it), and a write answered after that is given back when its answer arrives.
  */
 final class LeaseQueue {
-    /** The random part of an entry's key: 16 lower-case hex digits (64 bits). */
-    static final int SUFFIX_LENGTH = 16;
     /** A waiter re-lists at least this often even without news from its watches. */
     static final Duration MAX_WAIT_SLICE = Locks.MAX_WAIT_SLICE;
-    /** A listing of more than one page starts over when the queue moved between pages; this many times at most. */
-    private static final int MAX_LIST_RESTARTS = 16;
-    private static final int MAX_GIVE_BACK_TRIES = 3;
     private static final int MAX_KEY_COLLISIONS = 3;
-    private static final long MAX_WAIT_SECONDS = 100L * 365 * 24 * 3600;
 
     private final RatchetClient client;
     private final LockOptions options;
     private final LongSupplier nanoClock;
-    private final String prefix;
+    private final LeaseKeeper keeper;
+    private final QueueListing listing;
     private final String kind;
     /** Whether queues carry a {@code permits} item all holders must agree with (semaphores). */
     private final boolean configured;
-    private final int pageSize;
     /**
      * A cluster time that has certainly been reached: the greatest stamp of this instance's own writes
      * with a time-to-live ({@code expiresAt - ttl} of the item each left). Cluster time never goes back.
@@ -106,172 +89,25 @@ final class LeaseQueue {
 
     LeaseQueue(RatchetClient client, LockOptions options, LongSupplier nanoClock, String prefix, String kind,
                boolean configured, int pageSize) {
-        this.client = Objects.requireNonNull(client, "client");
-        this.options = Objects.requireNonNull(options, "options");
-        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
-        this.prefix = prefix;
+        this.keeper = new LeaseKeeper(client, options, nanoClock);
+        this.client = client;
+        this.options = options;
+        this.nanoClock = nanoClock;
+        this.listing = new QueueListing(client, prefix, kind, configured, pageSize);
         this.kind = kind;
         this.configured = configured;
-        if (pageSize < 2 || pageSize > Limits.MAX_PAGE_SIZE) {
-            throw new IllegalArgumentException("page size 2.." + Limits.MAX_PAGE_SIZE + ", not " + pageSize);
-        }
-        this.pageSize = pageSize;
     }
 
     LockOptions options() {
         return options;
     }
 
-    // ---- keys
-
-    /**
-     * The prefix of queue {@code name}'s entries, {@code <prefix><name>/}.
-     *
-     * @throws InvalidRequestException when the name is empty or makes keys the protocol refuses
-     */
     String queuePrefix(String name) {
-        if (name == null || name.isEmpty()) {
-            throw invalid("a " + kind + " name must not be empty");
-        }
-        String queue = prefix + name + "/";
-        try {
-            Keys.validateWritable(queue + "0".repeat(SUFFIX_LENGTH));
-        } catch (InvalidCommandException e) {
-            throw invalid(kind + " name '" + abbreviate(name) + "' does not make a valid key: " + e.getMessage());
-        }
-        return queue;
+        return listing.queuePrefix(name);
     }
 
-    /** The item holding a semaphore's number of permits. */
-    static String permitsKey(String queuePrefix) {
-        return queuePrefix + "permits";
-    }
-
-    private static String newKey(String queuePrefix) {
-        byte[] random = new byte[SUFFIX_LENGTH / 2];
-        ThreadLocalRandom.current().nextBytes(random);
-        return queuePrefix + HexFormat.of().formatHex(random);
-    }
-
-    /** What follows the queue's prefix in {@code item}'s key (compared as keys are), or null when it is not under it. */
-    private static String rest(String queuePrefix, Item item) {
-        String key = Keys.normalize(item.key());
-        String queue = Keys.normalize(queuePrefix);
-        return key.startsWith(queue) ? key.substring(queue.length()) : null;
-    }
-
-    /** Whether {@code key} names an entry of the queue {@code queuePrefix}. */
-    static boolean isEntryKey(String queuePrefix, String key) {
-        String k = Keys.normalize(key);
-        String queue = Keys.normalize(queuePrefix);
-        return k.startsWith(queue) && isSuffix(k.substring(queue.length()));
-    }
-
-    private static boolean isSuffix(String s) {
-        if (s.length() != SUFFIX_LENGTH) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    // ---- what the queue looks like
-
-    /**
-     * A queue as one listing saw it.
-     *
-     * @param entries its entries by place (lowest first), present when listed, known-expired ones included
-     * @param config  the {@code permits} item, or null
-     */
-    /** The queue's order: by place, then (for places shared by one log entry) by key. */
-    static final Comparator<Item> QUEUE_ORDER = Comparator.comparingLong(Item::createdIndex)
-            .thenComparing(e -> Keys.normalize(e.key()));
-
-    /** Whether entry {@code e} is ahead of the entry at {@code place} with {@code key} in the queue's order. */
-    private static boolean ahead(Item e, long place, String key) {
-        return e.createdIndex() < place || e.createdIndex() == place && Keys.normalize(e.key()).compareTo(Keys.normalize(key)) < 0;
-    }
-
-    /**
-     * The fencing token entry {@code e} holds: the {@code "token"} its renewals carry, or, right after its
-     * turn write, that write's index; 0 while it waits.
-     */
-    static long tokenOf(Item e) {
-        var value = e.valueNode();
-        long token = value.path("token").asLong(0);
-        if (token > 0) {
-            return token;
-        }
-        return value.path("holding").asBoolean(false) ? e.index() : 0;
-    }
-
-    static LockHolder holderOf(String name, Item e) {
-        return new LockHolder(name, LockHolder.ownerOf(e), tokenOf(e), e.index(), e.expiry());
-    }
-
-    static QueueEntry entryOf(String name, Item e) {
-        return new QueueEntry(name, LockHolder.ownerOf(e), e.key(), e.createdIndex(), tokenOf(e), e.index(), e.expiry());
-    }
-
-    record View(List<Item> entries, Item config) {
-        Item entry(String key) {
-            String id = Keys.normalize(key);
-            return entries.stream().filter(e -> Keys.normalize(e.key()).equals(id)).findFirst().orElse(null);
-        }
-    }
-
-    CompletableFuture<View> view(String queuePrefix) {
-        return listAll(queuePrefix, 0, new ArrayList<>(), null, 0).thenApply(items -> {
-            List<Item> entries = new ArrayList<>();
-            Item config = null;
-            for (Item item : items) {
-                String rest = rest(queuePrefix, item);
-                if (rest == null) {
-                    continue;
-                }
-                if (isSuffix(rest)) {
-                    entries.add(item);
-                } else if (configured && rest.equals("permits")) {
-                    config = item;
-                }
-            }
-            entries.sort(QUEUE_ORDER);
-            return new View(List.copyOf(entries), config);
-        });
-    }
-
-    /**
-     * Every item under {@code queuePrefix}. A list is paged by offset, so between two pages an item deleted
-     * before the boundary would shift an entry that was there all along past it unseen. Each page therefore
-     * starts at the previous page's last item and must find it still there at the same offset: then the page
-     * holds every key after it as of that read. If it moved, the listing starts over.
-     */
-    private CompletableFuture<List<Item>> listAll(String queuePrefix, int start, List<Item> seen, String lastKey,
-                                                  int restarts) {
-        return client.listAsync(queuePrefix, start, pageSize).thenCompose(page -> {
-            List<Item> items = page;
-            if (lastKey != null) {
-                if (items.isEmpty() || !Keys.normalize(items.get(0).key()).equals(lastKey)) {
-                    if (restarts >= MAX_LIST_RESTARTS) {
-                        return CompletableFuture.failedFuture(new ClusterUnavailableException("the queue under '"
-                                + queuePrefix + "' kept changing while it was listed (" + restarts + " tries)", null));
-                    }
-                    return listAll(queuePrefix, 0, new ArrayList<>(), null, restarts + 1);
-                }
-                items = items.subList(1, items.size());
-            }
-            seen.addAll(items);
-            if (page.size() < pageSize) {
-                return CompletableFuture.completedFuture(seen);
-            }
-            String last = Keys.normalize(page.get(page.size() - 1).key());
-            return listAll(queuePrefix, start + pageSize - 1, seen, last, restarts);
-        });
+    CompletableFuture<QueueListing.View> view(String queuePrefix) {
+        return listing.view(queuePrefix);
     }
 
     /** The entries of {@code name}'s queue by place, without the ones this instance knows to have expired. */
@@ -285,7 +121,7 @@ final class LeaseQueue {
     }
 
     private boolean expired(Item entry) {
-        return entry.expiresAt() != 0 && entry.expiresAt() <= clusterTime.get();
+        return entry.expiredAt(clusterTime.get());
     }
 
     /** Notes the cluster time {@code item} was written at, if a write of ours with {@code ttlMillis} left it. */
@@ -354,9 +190,8 @@ final class LeaseQueue {
     CompletableFuture<Optional<QueueLease>> tryAcquire(String name, Duration lease, int permits) {
         return checked(() -> {
             String queue = queuePrefix(name);
-            Duration granted = Duration.ofMillis(leaseMillis(lease));
-            long now = nanoClock.getAsLong();
-            return run(new Waiter(name, queue, granted, permits, false, true, now, Long.MAX_VALUE));
+            Duration granted = keeper.granted(lease);
+            return run(new Waiter(name, queue, granted, permits, false, true, keeper.now(), Long.MAX_VALUE));
         });
     }
 
@@ -364,8 +199,8 @@ final class LeaseQueue {
     CompletableFuture<Optional<QueueLease>> acquire(String name, Duration lease, Duration wait, int permits) {
         return checked(() -> {
             String queue = queuePrefix(name);
-            Duration granted = Duration.ofMillis(leaseMillis(lease));
-            long deadline = deadline(wait);
+            Duration granted = keeper.granted(lease);
+            long deadline = keeper.deadline(wait);
             return run(new Waiter(name, queue, granted, permits, true, false, deadline,
                     deadline + RatchetClient.WATCH_SLACK.toNanos()));
         });
@@ -375,8 +210,8 @@ final class LeaseQueue {
     CompletableFuture<Ticket> enqueue(String name, Duration lease) {
         return checked(() -> {
             String queue = queuePrefix(name);
-            Duration granted = Duration.ofMillis(leaseMillis(lease));
-            Waiter w = new Waiter(name, queue, granted, 1, false, true, nanoClock.getAsLong(), Long.MAX_VALUE);
+            Duration granted = keeper.granted(lease);
+            Waiter w = new Waiter(name, queue, granted, 1, false, true, keeper.now(), Long.MAX_VALUE);
             return enqueueStep(w, 0).thenApply(placed -> {
                 if (!placed) {
                     throw LeaseLostException.joinedTooLate(name, w.lostIndex, granted);
@@ -395,12 +230,12 @@ final class LeaseQueue {
                 throw invalid("no ticket given");
             }
             String queue = queuePrefix(ticket.name());
-            if (!isEntryKey(queue, ticket.key())) {
+            if (!QueueListing.isEntryKey(queue, ticket.key())) {
                 throw invalid("ticket key '" + abbreviate(ticket.key()) + "' is no entry of " + kind + " '" + ticket.name() + "'");
             }
             requireIndex(ticket.name(), ticket.currentIndex());
-            Duration lease = Duration.ofMillis(leaseMillis(ticket.duration()));
-            long deadline = deadline(wait);
+            Duration lease = keeper.granted(ticket.duration());
+            long deadline = keeper.deadline(wait);
             Waiter w = new Waiter(ticket.name(), queue, lease, permits, false, false, deadline,
                     deadline + RatchetClient.WATCH_SLACK.toNanos());
             w.enqueues = 1;
@@ -408,15 +243,6 @@ final class LeaseQueue {
                     ticket.sentNanos);
             return run(w);
         });
-    }
-
-    private long deadline(Duration wait) {
-        if (wait == null || wait.isNegative()) {
-            throw invalid("a wait must be 0 or more, not " + text(wait));
-        }
-        // The local monotonic clock bounds how long we wait; it never judges a lease. (Capped so that the
-        // deadline arithmetic cannot overflow: a century is as good as forever here.)
-        return nanoClock.getAsLong() + Math.min(wait.toSeconds(), MAX_WAIT_SECONDS) * 1_000_000_000L + wait.toNanosPart();
     }
 
     /** Runs a waiter to its end; on an error, gives back any place it still holds, then passes the error on. */
@@ -454,7 +280,7 @@ final class LeaseQueue {
             if (seen.isEmpty()) {
                 return giveUp(w);
             }
-            View v = seen.get();
+            QueueListing.View v = seen.get();
             Place p = w.place;
             Item own = v.entry(p.key());
             if (own == null || own.createdIndex() != p.place()) {
@@ -473,7 +299,7 @@ final class LeaseQueue {
     }
 
     /** After a listing: take the turn, leave (no waiting left), or watch what can bring the turn nearer. */
-    private CompletableFuture<Optional<QueueLease>> decide(Waiter w, View v) {
+    private CompletableFuture<Optional<QueueLease>> decide(Waiter w, QueueListing.View v) {
         if (w.abandoned) {
             return giveUp(w);
         }
@@ -482,7 +308,7 @@ final class LeaseQueue {
             return w.once || past(w.deadline) ? giveUp(w) : loop(w);
         }
         Place p = w.place;
-        List<Item> ahead = v.entries().stream().filter(e -> ahead(e, p.place(), p.key()) && !expired(e)).toList();
+        List<Item> ahead = v.entries().stream().filter(e -> QueueListing.ahead(e, p.place(), p.key()) && !expired(e)).toList();
         if (ahead.size() < w.permits) {
             return turn(w);
         }
@@ -530,7 +356,7 @@ final class LeaseQueue {
             return empty();
         }
         return CompletableFuture.failedFuture(LeaseLostException.placeLost(w.name, w.lostIndex,
-                head == null ? null : holderOf(w.name, head)));
+                head == null ? null : QueueListing.holderOf(w.name, head)));
     }
 
     /**
@@ -556,16 +382,16 @@ final class LeaseQueue {
             return empty();
         }
         w.place = null;
-        return untilEnd(w, giveBack(p.key(), p.index(), p.place())).thenApply(ignored -> Optional.empty());
+        return untilEnd(w, keeper.giveBack(p.key(), p.index(), p.place())).thenApply(ignored -> Optional.empty());
     }
 
     /** Joins the queue with a fresh key; false when the answer came too late to be used (given back) or never. */
     private CompletableFuture<Boolean> enqueueStep(Waiter w, int collisions) {
-        String key = newKey(w.queue);
+        String key = QueueListing.newKey(w.queue);
         long sent = nanoClock.getAsLong();
-        return within(w, () -> put(key, waiting(), 0, w.leaseMillis), late -> {
+        return within(w, () -> put(key, waiting(), 0, w.lease), late -> {
             if (late.successful()) {
-                giveBack(key, late.index(), late.createdIndex());
+                keeper.giveBack(key, late.index(), late.createdIndex());
             }
         }).thenCompose(answer -> {
             if (answer.isEmpty()) {
@@ -580,11 +406,11 @@ final class LeaseQueue {
                 return enqueueStep(w, collisions + 1);
             }
             learn(r.item(), w.leaseMillis);
-            if (nanoClock.getAsLong() - sent >= w.leaseNanos()) {
+            if (!keeper.inTime(sent, w.lease)) {
                 // Answered later than its lease: it may have run out already, and later entries may have
                 // been served past it. Given back, as Locks gives back a late grant.
                 w.lostIndex = r.index();
-                return untilEnd(w, giveBack(key, r.index(), r.createdIndex())).thenApply(ignored -> false);
+                return untilEnd(w, keeper.giveBack(key, r.index(), r.createdIndex())).thenApply(ignored -> false);
             }
             w.place = new Place(key, r.createdIndex(), r.index(), r.expiresAt(), sent);
             return CompletableFuture.completedFuture(true);
@@ -605,9 +431,9 @@ final class LeaseQueue {
         Place p = w.place;
         long sent = nanoClock.getAsLong();
         Map<String, Object> value = turn ? holding(options.owner(), 0) : waiting();
-        return within(w, () -> put(p.key(), value, p.index(), w.leaseMillis), late -> {
+        return within(w, () -> put(p.key(), value, p.index(), w.lease), late -> {
             if (late.successful()) {
-                giveBack(p.key(), late.index(), p.place());
+                keeper.giveBack(p.key(), late.index(), p.place());
             }
         }).thenCompose(answer -> {
             if (answer.isEmpty()) {
@@ -616,13 +442,13 @@ final class LeaseQueue {
             CompareExchangeResult r = answer.get();
             if (r.successful()) {
                 learn(r.item(), w.leaseMillis);
-                if (nanoClock.getAsLong() - sent < w.leaseNanos()) {
+                if (keeper.inTime(sent, w.lease)) {
                     w.place = new Place(p.key(), p.place(), r.index(), r.expiresAt(), sent);
                     return CompletableFuture.completedFuture(true);
                 }
                 w.lostIndex = p.index();
                 w.place = null;
-                return untilEnd(w, giveBack(p.key(), r.index(), p.place())).thenApply(ignored -> false);
+                return untilEnd(w, keeper.giveBack(p.key(), r.index(), p.place())).thenApply(ignored -> false);
             }
             Item now = r.item();
             boolean ours = now != null && now.createdIndex() == p.place();
@@ -633,7 +459,7 @@ final class LeaseQueue {
             w.lostIndex = p.index();
             w.place = null;
             // Refused at its own index: it ran out. Removed now, so that nobody waits for the sweep.
-            CompletableFuture<Void> back = ours ? giveBack(p.key(), now.index(), p.place()) : CompletableFuture.completedFuture(null);
+            CompletableFuture<Void> back = ours ? keeper.giveBack(p.key(), now.index(), p.place()) : CompletableFuture.completedFuture(null);
             return untilEnd(w, back).thenApply(ignored -> false);
         });
     }
@@ -643,7 +469,7 @@ final class LeaseQueue {
         if (config != null) {
             return matches(w, config);
         }
-        String key = permitsKey(w.queue);
+        String key = QueueListing.permitsKey(w.queue);
         return within(w, () -> client.putAsync(key, Map.of("permits", w.permits), 0), null).thenCompose(answer -> {
             if (answer.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
@@ -750,21 +576,12 @@ final class LeaseQueue {
     CompletableFuture<QueueLease> renew(QueueLease lease, Duration duration) {
         return checked(() -> {
             requireLease(lease);
-            Duration granted = Duration.ofMillis(leaseMillis(duration));
-            long sent = nanoClock.getAsLong();
+            Duration granted = keeper.granted(duration);
             Map<String, Object> value = lease.fencingToken() > 0 ? holding(lease.owner(), lease.fencingToken()) : waiting(lease.owner());
-            return put(lease.key(), value, lease.currentIndex(), granted.toMillis()).thenCompose(r -> {
-                if (!r.successful()) {
-                    return lostLease(lease.name(), lease.currentIndex(), r.item());
-                }
-                learn(r.item(), granted.toMillis());
-                if (nanoClock.getAsLong() - sent >= granted.toNanos()) {
-                    return giveBack(lease.key(), r.index(), lease.place()).thenCompose(ignored -> CompletableFuture.failedFuture(
-                            LeaseLostException.answeredTooLate(lease.name(), lease.currentIndex(), granted)));
-                }
-                return CompletableFuture.completedFuture(new QueueLease(lease.name(), lease.owner(), lease.key(),
-                        r.createdIndex(), lease.fencingToken(), r.index(), Instant.ofEpochMilli(r.expiresAt()), granted));
-            });
+            return keeper.renew(lease.name(), lease.key(), value, lease.currentIndex(), lease.place(), granted,
+                    now -> lostLease(lease.name(), lease.currentIndex(), now), r -> learn(r.item(), granted.toMillis()))
+                    .thenApply(r -> new QueueLease(lease.name(), lease.owner(), lease.key(), r.createdIndex(),
+                            lease.fencingToken(), r.index(), Instant.ofEpochMilli(r.expiresAt()), granted));
         });
     }
 
@@ -794,7 +611,7 @@ final class LeaseQueue {
     CompletableFuture<QueueLease> renewAt(String name, long index, Duration duration) {
         return checked(() -> {
             queuePrefix(name);
-            leaseMillis(duration);
+            keeper.granted(duration);
             requireIndex(name, index);
             return leaseAt(name, index, duration).thenCompose(found -> renew(found, duration));
         });
@@ -819,7 +636,7 @@ final class LeaseQueue {
                 if (entry == null) {
                     throw new LeaseLostException(name, index, head(name, v));
                 }
-                return new QueueLease(name, LockHolder.ownerOf(entry), entry.key(), entry.createdIndex(), tokenOf(entry),
+                return new QueueLease(name, LockHolder.ownerOf(entry), entry.key(), entry.createdIndex(), QueueListing.tokenOf(entry),
                         entry.index(), Instant.ofEpochMilli(entry.expiresAt()), duration);
             });
         });
@@ -831,7 +648,7 @@ final class LeaseQueue {
      * this client's owner wrote, and if that is not exactly one, a refusal rather than a guess, which could
      * release or renew another holder's entry.
      */
-    private Item entryAt(String name, View v, long index) {
+    private Item entryAt(String name, QueueListing.View v, long index) {
         List<Item> at = v.entries().stream().filter(e -> e.index() == index).toList();
         if (at.size() <= 1) {
             return at.isEmpty() ? null : at.get(0);
@@ -848,21 +665,21 @@ final class LeaseQueue {
     /** Fails with the {@link LeaseLostException} a refused renew or release of {@code name} at {@code index} owes. */
     private <T> CompletableFuture<T> lostLease(String name, long index, Item entryNow) {
         if (entryNow != null) {
-            return CompletableFuture.failedFuture(new LeaseLostException(name, index, holderOf(name, entryNow)));
+            return CompletableFuture.failedFuture(new LeaseLostException(name, index, QueueListing.holderOf(name, entryNow)));
         }
         // The entry is gone: name whoever heads the queue now, if a listing says.
         return view(queuePrefix(name)).handle((v, error) -> error == null ? head(name, v) : null)
                 .thenCompose(head -> CompletableFuture.failedFuture(new LeaseLostException(name, index, head)));
     }
 
-    private LockHolder head(String name, View v) {
-        return v.entries().stream().filter(e -> !expired(e)).findFirst().map(e -> holderOf(name, e)).orElse(null);
+    private LockHolder head(String name, QueueListing.View v) {
+        return v.entries().stream().filter(e -> !expired(e)).findFirst().map(e -> QueueListing.holderOf(name, e)).orElse(null);
     }
 
     // ---- calls and helpers
 
-    private CompletableFuture<CompareExchangeResult> put(String key, Map<String, Object> value, long index, long ttlMillis) {
-        return client.putAsync(key, value, index, PutOptions.none().ttl(Duration.ofMillis(ttlMillis)));
+    private CompletableFuture<CompareExchangeResult> put(String key, Map<String, Object> value, long index, Duration lease) {
+        return keeper.put(key, value, index, lease);
     }
 
     /** A waiting entry's value. */
@@ -885,21 +702,8 @@ final class LeaseQueue {
         return value;
     }
 
-    /**
-     * Deletes the entry {@code key} at {@code index} if it is still there; if it has moved on under the same
-     * place (a renewal that was in flight), at its new index. Completes either way, never exceptionally.
-     */
     CompletableFuture<Void> giveBack(String key, long index, long place) {
-        return giveBack(key, index, place, MAX_GIVE_BACK_TRIES);
-    }
-
-    private CompletableFuture<Void> giveBack(String key, long index, long place, int tries) {
-        return client.deleteAsync(key, index).handle((r, error) -> {
-            if (error == null && !r.successful() && r.item() != null && r.item().createdIndex() == place && tries > 1) {
-                return giveBack(key, r.item().index(), place, tries - 1);
-            }
-            return CompletableFuture.<Void>completedFuture(null);
-        }).thenCompose(f -> f);
+        return keeper.giveBack(key, index, place);
     }
 
     /**
@@ -907,75 +711,30 @@ final class LeaseQueue {
      * A call cannot be taken back once sent; {@code lateAnswer} gets an answer that arrives after.
      */
     private <T> CompletableFuture<Optional<T>> within(Waiter w, Supplier<CompletableFuture<T>> call, Consumer<T> lateAnswer) {
-        if (w.endsAt == Long.MAX_VALUE) {
-            return call.get().thenApply(Optional::of);
-        }
-        long left = w.endsAt - nanoClock.getAsLong();
-        if (left <= 0) {
-            w.abandoned = true;
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        AtomicBoolean decided = new AtomicBoolean();
-        CompletableFuture<Optional<T>> outcome = new CompletableFuture<>();
-        call.get().whenComplete((r, error) -> {
-            if (decided.compareAndSet(false, true)) {
-                if (error != null) {
-                    outcome.completeExceptionally(error);
-                } else {
-                    outcome.complete(Optional.of(r));
-                }
-            } else if (error == null && lateAnswer != null) {
-                lateAnswer.accept(r);
-            }
-        });
-        client.after(Duration.ofNanos(left)).whenComplete((done, closed) -> {
-            if (decided.compareAndSet(false, true)) {
+        return keeper.within(w.endsAt, call, lateAnswer).thenApply(answer -> {
+            if (answer.isEmpty()) {
                 w.abandoned = true;
-                outcome.complete(Optional.empty());
             }
+            return answer;
         });
-        return outcome;
     }
 
     /** Waits for {@code step} at most until the waiter's end; it goes on unwatched after that. */
     private CompletableFuture<Void> untilEnd(Waiter w, CompletableFuture<Void> step) {
-        if (w.endsAt == Long.MAX_VALUE) {
-            return step;
-        }
-        long left = w.endsAt - nanoClock.getAsLong();
-        if (left <= 0) {
-            return CompletableFuture.completedFuture(null);
-        }
-        CompletableFuture<Void> either = new CompletableFuture<>();
-        step.whenComplete((done, error) -> either.complete(null));
-        client.after(Duration.ofNanos(left)).whenComplete((done, closed) -> either.complete(null));
-        return either;
+        return keeper.untilEnd(w.endsAt, step);
     }
 
     /** A short jittered pause before joining again, never past the deadline. */
     private CompletableFuture<Void> pause(Waiter w) {
-        long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(w.deadline - nanoClock.getAsLong()));
-        long millis = Math.min(remaining, Locks.BACKOFF.delay(++w.pauses, ThreadLocalRandom.current()).toMillis());
-        return millis <= 0 ? CompletableFuture.completedFuture(null) : client.after(Duration.ofMillis(millis));
+        return keeper.pause(++w.pauses, w.deadline);
     }
 
     private boolean past(long deadline) {
-        return nanoClock.getAsLong() - deadline >= 0;
+        return keeper.past(deadline);
     }
 
     private static CompletableFuture<Optional<QueueLease>> empty() {
         return CompletableFuture.completedFuture(Optional.empty());
-    }
-
-    /** A lease as the cluster grants it: in whole milliseconds, above 0 and at most the maximum. */
-    long leaseMillis(Duration lease) {
-        if (lease == null || lease.toMillis() <= 0) {
-            throw invalid("a lease must be at least 1 ms, not " + text(lease));
-        }
-        if (lease.compareTo(options.maxLease()) > 0) {
-            throw invalid("a lease of " + text(lease) + " is above the maximum of " + text(options.maxLease()));
-        }
-        return lease.toMillis();
     }
 
     private void requireLease(QueueLease lease) {
@@ -984,7 +743,7 @@ final class LeaseQueue {
         }
         String queue = queuePrefix(lease.name());
         requireIndex(lease.name(), lease.currentIndex());
-        if (lease.key() == null || !isEntryKey(queue, lease.key())) {
+        if (lease.key() == null || !QueueListing.isEntryKey(queue, lease.key())) {
             throw invalid("the lease on " + kind + " '" + abbreviate(lease.name()) + "' names no entry of its queue: "
                     + lease.key());
         }
@@ -994,34 +753,18 @@ final class LeaseQueue {
     }
 
     private void requireIndex(String name, long index) {
-        if (index <= 0) {
-            throw invalid("a held " + kind + "'s index is above 0; " + kind + " '" + abbreviate(name) + "' was given " + index);
-        }
+        LeaseKeeper.requireIndex(kind, name, index);
     }
 
     static <T> CompletableFuture<T> checked(Supplier<CompletableFuture<T>> call) {
-        try {
-            return call.get();
-        } catch (InvalidRequestException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return LeaseKeeper.checked(call);
     }
 
     static InvalidRequestException invalid(String message) {
-        return new InvalidRequestException(message, null);
+        return LeaseKeeper.invalid(message);
     }
 
-    static String text(Duration d) {
-        if (d == null) {
-            return "none";
-        }
-        if (d.getNano() == 0) {
-            return d.getSeconds() + " s";
-        }
-        return d.toMillis() != 0 ? d.toMillis() + " ms" : d.toNanos() + " ns";
-    }
-
-    static String abbreviate(String s) {
-        return s.length() <= 40 ? s : s.substring(0, 40) + "...(" + s.length() + " chars)";
+    private static String abbreviate(String s) {
+        return LeaseKeeper.abbreviate(s);
     }
 }

@@ -1,6 +1,5 @@
 package io.ratchet.recipes.lock;
 
-import io.ratchet.client.Backoff;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.common.Failures;
@@ -15,12 +14,9 @@ import io.ratchet.protocol.Keys;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -62,14 +58,9 @@ public final class Locks {
     public static final String PREFIX = "locks/";
     /** A waiter re-tries at least this often even without news from its watch. */
     static final Duration MAX_WAIT_SLICE = Duration.ofSeconds(30);
-    private static final long MAX_WAIT_SECONDS = 100L * 365 * 24 * 3600;
-    /** Between a waiter's attempts, so that waiters woken together do not collide again. */
-    static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(500));
 
     private final RatchetClient client;
-    private final LockOptions options;
-    /** Times requests against their lease, and bounds waits; never judges whether a lease runs. */
-    private final LongSupplier nanoClock;
+    private final LeaseKeeper keeper;
 
     /** Locks with {@link LockOptions#defaults()}: a fresh owner id and a one-hour maximum lease. */
     public Locks(RatchetClient client) {
@@ -82,18 +73,25 @@ public final class Locks {
 
     /** With {@code nanoClock} in place of {@link System#nanoTime()}, for tests that make answers come late. */
     Locks(RatchetClient client, LockOptions options, LongSupplier nanoClock) {
-        this.client = Objects.requireNonNull(client, "client");
-        this.options = Objects.requireNonNull(options, "options");
-        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        this.keeper = new LeaseKeeper(client, options, nanoClock);
+        this.client = client;
     }
 
     /** The owner id written into every lock this instance acquires. */
     public String owner() {
-        return options.owner();
+        return keeper.options().owner();
     }
 
     public LockOptions options() {
-        return options;
+        return keeper.options();
+    }
+
+    /** Lock {@code name} as a {@link Lock}: the calls of this class with the name filled in. */
+    public Lock<Lease> lock(String name) {
+        key(name);
+        return new NamedLock<>(name, owner(), lease -> tryAcquireAsync(name, lease),
+                (lease, wait) -> acquireAsync(name, lease, wait), this::renewAsync, this::releaseAsync,
+                () -> holderAsync(name).thenApply(h -> h.stream().toList()));
     }
 
     /**
@@ -109,7 +107,7 @@ public final class Locks {
         try {
             return Keys.validateWritable(key);
         } catch (InvalidCommandException e) {
-            throw invalid("lock name '" + abbreviate(name) + "' does not make a valid key: " + e.getMessage());
+            throw invalid("lock name '" + LeaseKeeper.abbreviate(name) + "' does not make a valid key: " + e.getMessage());
         }
     }
 
@@ -123,10 +121,9 @@ public final class Locks {
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(String name, Duration lease) {
         return checked(() -> {
             String key = key(name);
-            long leaseMillis = leaseMillis(lease);
-            Duration granted = Duration.ofMillis(leaseMillis);
-            long sent = nanoClock.getAsLong();
-            return attempt(key, leaseMillis).thenCompose(r -> r.successful() ? inTime(name, LockHolder.ownerOf(r.item()), r, granted, sent)
+            Duration granted = keeper.granted(lease);
+            long sent = keeper.now();
+            return attempt(key, granted).thenCompose(r -> r.successful() ? inTime(name, LockHolder.ownerOf(r.item()), r, granted, sent)
                     : CompletableFuture.completedFuture(Optional.<Lease>empty()));
         });
     }
@@ -143,22 +140,19 @@ public final class Locks {
     public CompletableFuture<Optional<Lease>> acquireAsync(String name, Duration lease, Duration waitTimeout) {
         return checked(() -> {
             String key = key(name);
-            long leaseMillis = leaseMillis(lease);
-            if (waitTimeout == null || waitTimeout.isNegative()) {
-                throw invalid("a wait must be 0 or more, not " + text(waitTimeout));
-            }
-            // The local monotonic clock bounds how long we wait; it never judges a lease. (Capped so
-            // that the deadline arithmetic cannot overflow: a century is as good as forever here.)
-            long deadline = nanoClock.getAsLong() + Math.min(waitTimeout.toSeconds(), MAX_WAIT_SECONDS) * 1_000_000_000L
-                    + waitTimeout.toNanosPart();
-            return acquireLoop(name, key, Duration.ofMillis(leaseMillis), leaseMillis, deadline, 0);
+            Duration granted = keeper.granted(lease);
+            return acquireLoop(name, key, granted, keeper.deadline(waitTimeout), 0);
         });
     }
 
-    private CompletableFuture<Optional<Lease>> acquireLoop(String name, String key, Duration lease, long leaseMillis,
-                                                           long deadline, int attempt) {
-        long sent = nanoClock.getAsLong();
-        return attemptBy(name, key, leaseMillis, deadline + RatchetClient.WATCH_SLACK.toNanos()).thenCompose(answer -> {
+    private CompletableFuture<Optional<Lease>> acquireLoop(String name, String key, Duration lease, long deadline, int attempt) {
+        long sent = keeper.now();
+        // An attempt still unanswered by the end is abandoned; should it be granted after all, it is given back.
+        return keeper.within(deadline + RatchetClient.WATCH_SLACK.toNanos(), () -> attempt(key, lease), late -> {
+            if (late.successful()) {
+                keeper.giveBack(key, late.index(), late.createdIndex());
+            }
+        }).thenCompose(answer -> {
             if (answer.isEmpty()) {
                 return CompletableFuture.completedFuture(Optional.<Lease>empty());
             }
@@ -166,12 +160,12 @@ public final class Locks {
             if (r.successful()) {
                 // A grant answered too late was given back: the lock is free again, so no watch.
                 return inTime(name, LockHolder.ownerOf(r.item()), r, lease, sent).thenCompose(held ->
-                        held.isPresent() || nanoClock.getAsLong() >= deadline
+                        held.isPresent() || keeper.past(deadline)
                         ? CompletableFuture.completedFuture(held)
-                        : pause(backoff(attempt, deadline))
-                                .thenCompose(ignored -> acquireLoop(name, key, lease, leaseMillis, deadline, attempt + 1)));
+                        : keeper.pause(attempt + 1, deadline)
+                                .thenCompose(ignored -> acquireLoop(name, key, lease, deadline, attempt + 1)));
             }
-            long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - nanoClock.getAsLong());
+            long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - keeper.now());
             if (remaining <= 0) {
                 return CompletableFuture.completedFuture(Optional.<Lease>empty());
             }
@@ -183,42 +177,9 @@ public final class Locks {
                         }
                         return null; // a change, a timeout or a lost watch: in every case, try again
                     })
-                    .thenCompose(ignored -> pause(backoff(attempt, deadline)))
-                    .thenCompose(ignored -> acquireLoop(name, key, lease, leaseMillis, deadline, attempt + 1));
+                    .thenCompose(ignored -> keeper.pause(attempt + 1, deadline))
+                    .thenCompose(ignored -> acquireLoop(name, key, lease, deadline, attempt + 1));
         });
-    }
-
-    /**
-     * One acquire attempt, answered by {@code endsAt} (monotonic nanos) or abandoned: empty then. An
-     * abandoned attempt may still be granted later (a write cannot be called back once sent); such a
-     * grant is given back the moment its answer arrives, so a waiter that gave up holds nothing.
-     */
-    private CompletableFuture<Optional<CompareExchangeResult>> attemptBy(String name, String key, long leaseMillis,
-                                                                         long endsAt) {
-        long left = endsAt - nanoClock.getAsLong();
-        if (left <= 0) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        // Whichever comes first, the answer or the end, decides; a grant that comes after is given back.
-        AtomicBoolean decided = new AtomicBoolean();
-        CompletableFuture<Optional<CompareExchangeResult>> outcome = new CompletableFuture<>();
-        attempt(key, leaseMillis).whenComplete((r, error) -> {
-            if (decided.compareAndSet(false, true)) {
-                if (error != null) {
-                    outcome.completeExceptionally(error);
-                } else {
-                    outcome.complete(Optional.of(r));
-                }
-            } else if (error == null && r.successful()) {
-                giveBack(name, r.index());
-            }
-        });
-        client.after(Duration.ofNanos(left)).whenComplete((done, closed) -> {
-            if (decided.compareAndSet(false, true)) {
-                outcome.complete(Optional.empty());
-            }
-        });
-        return outcome;
     }
 
     /** How long to watch a held lock: until the wait ends, a slice passes, or (by our clock) its lease runs out. */
@@ -232,42 +193,21 @@ public final class Locks {
         return Math.max(1, wait);
     }
 
-    /** The backoff's pause after attempt {@code attempt} (0 = the first), never past the deadline. */
-    private long backoff(int attempt, long deadline) {
-        long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - nanoClock.getAsLong()));
-        return Math.min(remaining, BACKOFF.delay(attempt + 1, ThreadLocalRandom.current()).toMillis());
-    }
-
-    private CompletableFuture<Void> pause(long millis) {
-        return millis <= 0 ? CompletableFuture.completedFuture(null) : client.after(Duration.ofMillis(millis));
-    }
-
-    private CompletableFuture<CompareExchangeResult> attempt(String key, long leaseMillis) {
-        return client.putAsync(key, ownerValue(options.owner()), 0,
-                PutOptions.none().ttl(Duration.ofMillis(leaseMillis)).expiredCountsAsAbsent());
+    private CompletableFuture<CompareExchangeResult> attempt(String key, Duration lease) {
+        return client.putAsync(key, ownerValue(owner()), 0, PutOptions.none().ttl(lease).expiredCountsAsAbsent());
     }
 
     /**
-     * The lease a successful acquire or renewal of {@code owner}'s grants, if its answer came back in
-     * time to be used. The leader stamps the write after the request left, so the lease runs until at
-     * least {@code sent + lease} on this process's monotonic clock (to within the nodes' clock skew). An
-     * answer later than that may carry a lease that already ran out, and that a later holder has since
-     * been granted with a higher token: after a leader change, a client's retry can bring back the
-     * answer of an entry committed seconds earlier. Such a lease is given back (a delete at its index,
-     * which cannot touch a later holder), and the result is empty.
+     * The lease a successful acquire of {@code owner}'s grants, if its answer came back in time to be
+     * used (see {@link LeaseKeeper}); a grant answered later is given back, and the result is empty.
      */
     private CompletableFuture<Optional<Lease>> inTime(String name, String owner, CompareExchangeResult r, Duration lease,
                                                       long sentNanos) {
-        if (nanoClock.getAsLong() - sentNanos < lease.toNanos()) {
+        if (keeper.inTime(sentNanos, lease)) {
             return CompletableFuture.completedFuture(Optional.of(
                     new Lease(name, owner, r.createdIndex(), r.index(), Instant.ofEpochMilli(r.expiresAt()), lease)));
         }
-        return giveBack(name, r.index()).thenApply(ignored -> Optional.empty());
-    }
-
-    /** Deletes the lock item at {@code index} if it is still there; completes either way. */
-    private CompletableFuture<Void> giveBack(String name, long index) {
-        return client.writeAsync(new Command.Delete(key(name), index)).handle((r, error) -> null);
+        return keeper.giveBack(key(name), r.index(), r.createdIndex()).thenApply(ignored -> Optional.empty());
     }
 
     // ---- renew, release
@@ -287,17 +227,13 @@ public final class Locks {
     public CompletableFuture<Lease> renewAsync(Lease lease, Duration duration) {
         return checked(() -> {
             String key = key(requireLease(lease).name());
-            Duration granted = Duration.ofMillis(leaseMillis(duration));
-            long sent = nanoClock.getAsLong();
-            return client.putAsync(key, ownerValue(lease.owner()), lease.currentIndex(), PutOptions.none().ttl(granted))
-                    .thenCompose(r -> {
-                        if (!r.successful()) {
-                            throw new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), r.item()));
-                        }
-                        return inTime(lease.name(), lease.owner(), r, granted, sent)
-                                .thenApply(renewed -> renewed.orElseThrow(
-                                        () -> LeaseLostException.answeredTooLate(lease.name(), lease.currentIndex(), granted)));
-                    });
+            Duration granted = keeper.granted(duration);
+            return keeper.renew(lease.name(), key, ownerValue(lease.owner()), lease.currentIndex(), lease.fencingToken(),
+                    granted, now -> CompletableFuture.failedFuture(
+                            new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), now))),
+                    answered -> { })
+                    .thenApply(r -> new Lease(lease.name(), lease.owner(), r.createdIndex(), r.index(),
+                            Instant.ofEpochMilli(r.expiresAt()), granted));
         });
     }
 
@@ -311,7 +247,7 @@ public final class Locks {
     public CompletableFuture<Lease> renewAsync(String name, long index, Duration duration) {
         return checked(() -> {
             String key = key(name);
-            leaseMillis(duration);
+            keeper.granted(duration);
             requireIndex(name, index);
             return client.getAsync(key).thenCompose(item -> {
                 if (item.isEmpty() || item.get().index() != index) {
@@ -393,20 +329,6 @@ public final class Locks {
 
     // ---- values and checks
 
-    /**
-     * A lease as the cluster grants it: in whole milliseconds, rounded down. The lease a caller is
-     * handed, and the too-late check, use this, never the finer duration asked for.
-     */
-    private long leaseMillis(Duration lease) {
-        if (lease == null || lease.toMillis() <= 0) {
-            throw invalid("a lease must be at least 1 ms, not " + text(lease));
-        }
-        if (lease.compareTo(options.maxLease()) > 0) {
-            throw invalid("a lease of " + text(lease) + " is above the maximum of " + text(options.maxLease()));
-        }
-        return lease.toMillis();
-    }
-
     private static Lease requireLease(Lease lease) {
         if (lease == null) {
             throw invalid("no lease given");
@@ -419,9 +341,7 @@ public final class Locks {
     }
 
     private static void requireIndex(String name, long index) {
-        if (index <= 0) {
-            throw invalid("a held lock's index is above 0; lock '" + name + "' was given " + index);
-        }
+        LeaseKeeper.requireIndex("lock", name, index);
     }
 
     private static Map<String, String> ownerValue(String owner) {
@@ -433,28 +353,10 @@ public final class Locks {
     }
 
     private static <T> CompletableFuture<T> checked(Supplier<CompletableFuture<T>> call) {
-        try {
-            return call.get();
-        } catch (InvalidRequestException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return LeaseKeeper.checked(call);
     }
 
     private static InvalidRequestException invalid(String message) {
-        return new InvalidRequestException(message, null);
-    }
-
-    private static String text(Duration d) {
-        if (d == null) {
-            return "none";
-        }
-        if (d.getNano() == 0) {
-            return d.getSeconds() + " s";
-        }
-        return d.toMillis() != 0 ? d.toMillis() + " ms" : d.toNanos() + " ns";
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 40 ? s : s.substring(0, 40) + "...(" + s.length() + " chars)";
+        return LeaseKeeper.invalid(message);
     }
 }

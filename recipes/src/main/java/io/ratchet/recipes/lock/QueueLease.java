@@ -34,5 +34,5 @@ import java.time.Instant;
  * @param duration     the lease each renewal asks for unless told otherwise
  */
 public record QueueLease(String name, String owner, String key, long place, long fencingToken, long currentIndex,
-                         Instant expiresAt, Duration duration) {
+                         Instant expiresAt, Duration duration) implements Grant {
 }

@@ -76,9 +76,21 @@ public final class Semaphores {
         return queue.options();
     }
 
+    /**
+     * One permit of semaphore {@code name} (which has {@code permits}) as a {@link Lock}: up to
+     * {@code permits} of them are held at once.
+     */
+    public Lock<QueueLease> lock(String name, int permits) {
+        queue.queuePrefix(name);
+        requirePermits(permits);
+        return new NamedLock<>(name, owner(), lease -> tryAcquireAsync(name, permits, lease),
+                (lease, wait) -> acquireAsync(name, permits, lease, wait), this::renewAsync, this::releaseAsync,
+                () -> holdersAsync(name));
+    }
+
     /** The item that holds semaphore {@code name}'s number of permits, {@code semaphores/<name>/permits}. */
     public String permitsKey(String name) {
-        return LeaseQueue.permitsKey(queue.queuePrefix(name));
+        return QueueListing.permitsKey(queue.queuePrefix(name));
     }
 
     /**
@@ -142,7 +154,7 @@ public final class Semaphores {
 
     /** The whole queue: holders first, then waiters in the order they will be served. */
     public CompletableFuture<List<QueueEntry>> queueAsync(String name) {
-        return queue.liveEntries(name).thenApply(entries -> entries.stream().map(e -> LeaseQueue.entryOf(name, e)).toList());
+        return queue.liveEntries(name).thenApply(entries -> entries.stream().map(e -> QueueListing.entryOf(name, e)).toList());
     }
 
     // ---- blocking twins
