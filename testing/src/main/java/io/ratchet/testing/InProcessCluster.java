@@ -14,6 +14,7 @@ import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.DaemonThreads;
+import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
@@ -73,11 +74,16 @@ import java.util.function.Function;
  *
  * <p>Faults: {@link #leader} (the others answer NOT_LEADER with a hint), {@link #down} (connection
  * refused: not delivered), {@link #refuseTls} (a failed TLS handshake: not delivered), {@link #dropAnswers} (applied, then the answer is lost: the in-doubt case),
- * {@link #delayAnswers}, and {@link #afterWrite} (runs between apply and answer).
+ * {@link #delayAnswers}, {@link #beforeWrite} (runs before a write applies: another writer getting in
+ * first) and {@link #afterWrite} (runs between apply and answer).
+ *
+ * <p>Another writer: {@link #putItem} and {@link #putDocument} write straight to the store, as one entry
+ * each, from the test's thread or from a hook.
  *
  * <p>Threads. Every call is served on one cluster thread, in the order calls were made; answers are
  * completed on it too (outside the store's lock), so client callbacks run there, as they run on gRPC's
- * threads in production. Tests read the store through {@link #read} and the helpers beside it.
+ * threads in production. Tests read the store through {@link #read} and the helpers beside it, and what
+ * clients sent through {@link #calls} and its filters.
  */
 public final class InProcessCluster implements AutoCloseable {
     /** The three nodes: id to client address. */
@@ -135,8 +141,10 @@ public final class InProcessCluster implements AutoCloseable {
     private final List<CompletableFuture<Outcome>> held = new CopyOnWriteArrayList<>();
     private final AtomicInteger answersToDrop = new AtomicInteger();
     private final AtomicInteger writesApplied = new AtomicInteger();
+    private final AtomicInteger transactionsCommitted = new AtomicInteger();
     private volatile String leader = N1;
     private volatile Duration answerDelay = Duration.ZERO;
+    private volatile Runnable beforeWrite = () -> { };
     private volatile Runnable afterWrite = () -> { };
 
     public InProcessCluster() {
@@ -262,9 +270,67 @@ public final class InProcessCluster implements AutoCloseable {
         answerDelay = delay;
     }
 
+    /**
+     * Runs on the cluster thread before the leader applies each write (a client's session open and its
+     * resends included, as for {@link #afterWrite}): another writer getting in first, with
+     * {@link #putItem} or {@link #putDocument}. Null: none.
+     */
+    public void beforeWrite(Runnable hook) {
+        beforeWrite = hook == null ? () -> { } : hook;
+    }
+
     /** Runs on the cluster thread after each write is applied, before its answer goes out. */
     public void afterWrite(Runnable hook) {
         afterWrite = hook == null ? () -> { } : hook;
+    }
+
+    // ---- another writer
+
+    /**
+     * Another writer puts {@code json} under {@code key} whatever the item's index, as one entry stamped
+     * with the cluster clock; watches of the key wake up. Applied at once on the calling thread (a
+     * {@link #beforeWrite} hook's too). Returns the entry's index: the item's new index.
+     *
+     * @throws IllegalArgumentException when the store refuses the put (an invalid key or value)
+     */
+    public long putItem(String key, String json) {
+        return writeDirectly(store -> {
+            Item current = store.get(key);
+            return new Command.Put(key, json, current == null ? 0 : current.index(), null);
+        });
+    }
+
+    /**
+     * Another writer stores the JSON object {@code json} as document {@code id} whatever its guard index,
+     * in a transaction of its own, as {@link #putItem} puts an item. Returns the entry's index: the
+     * document's new guard index.
+     *
+     * @throws IllegalArgumentException when the store refuses it (an invalid id, or not a JSON object)
+     */
+    public long putDocument(String id, String json) {
+        return writeDirectly(store -> {
+            Item guard = store.get(Document.guardKey(id));
+            return new Command.Transaction(List.of(new Command.PutDocument(id, json, guard == null ? 0 : guard.index())));
+        });
+    }
+
+    /** Applies the command {@code at} makes from the store, as one untagged entry, under the store's lock. */
+    private long writeDirectly(Function<CompareExchangeStore, Command> at) {
+        Result result;
+        long entry;
+        List<Runnable> wakeups;
+        synchronized (lock) {
+            Command command = at.apply(store);
+            entry = ++index;
+            result = store.applyEntry(Entry.untagged(clock.get(), List.of(Request.of(List.of(command)))), entry).get(0);
+            writesApplied.incrementAndGet();
+            wakeups = fired();
+        }
+        wakeups.forEach(Runnable::run);
+        if (!(result instanceof Result.Write w && w.successful()) && !(result instanceof Result.Txn t && t.successful())) {
+            throw new IllegalArgumentException("the store refused the write: " + result);
+        }
+        return entry;
     }
 
     // ---- looking inside
@@ -278,6 +344,10 @@ public final class InProcessCluster implements AutoCloseable {
 
     public Optional<Item> item(String key) {
         return Optional.ofNullable(read(s -> s.get(key)));
+    }
+
+    public Optional<Document> document(String id) {
+        return Optional.ofNullable(read(s -> s.document(id)));
     }
 
     /** The index of the last entry applied (0 before any). */
@@ -301,9 +371,31 @@ public final class InProcessCluster implements AutoCloseable {
         return calls.stream().filter(Call::isWrite).toList();
     }
 
-    /** How many write entries the leader applied (resends included: each is an entry). */
+    /** Every read call (linearizable or stale, watches included) any client made, in order. */
+    public List<Call> readCalls() {
+        return calls.stream().filter(c -> c.method() == Rpc.READ_CALL || c.method() == Rpc.STALE_READ_CALL).toList();
+    }
+
+    /**
+     * The operations of every transaction clients sent, in the order of their calls: a message the client
+     * resent after a lost answer appears once for each call.
+     */
+    public List<List<Command.Op>> transactionsSent() {
+        return writeCalls().stream().flatMap(c -> c.requests().stream()).flatMap(r -> r.commands().stream())
+                .filter(Command.Transaction.class::isInstance).map(c -> ((Command.Transaction) c).ops()).toList();
+    }
+
+    /** How many write entries the leader applied (resends and {@link #putItem}-style writes included: each is an entry). */
     public int writesApplied() {
         return writesApplied.get();
+    }
+
+    /**
+     * How many clients' transactions the store committed: a refused one is not counted, nor a resend it
+     * answered with the first outcome (by client session or idempotency key), so this counts each once.
+     */
+    public int transactionsCommitted() {
+        return transactionsCommitted.get();
     }
 
     /** Watches registered and not yet answered. */
@@ -442,13 +534,19 @@ public final class InProcessCluster implements AutoCloseable {
             answer(outcome, Codec.encodeRefusal(Refusal.notLeader(id(lead), lead)));
             return;
         }
+        beforeWrite.run();
         List<Result> results;
         List<Runnable> wakeups;
+        long entry;
         synchronized (lock) {
-            results = store.applyEntry(new Entry(clock.get(), batches), ++index);
+            entry = ++index;
+            results = store.applyEntry(new Entry(clock.get(), batches), entry);
             writesApplied.incrementAndGet();
             wakeups = fired();
         }
+        // A resend answered from the first outcome carries that outcome's index, not this entry's.
+        transactionsCommitted.addAndGet((int) results.stream()
+                .filter(r -> r instanceof Result.Txn t && t.successful() && t.index() == entry).count());
         wakeups.forEach(Runnable::run);
         afterWrite.run();
         if (answersToDrop.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {

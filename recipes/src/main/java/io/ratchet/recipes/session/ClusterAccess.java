@@ -14,7 +14,7 @@ import java.util.Optional;
 
 /**
  * The four cluster calls that sessions and retry loops are built on, and nothing else: so the recipes
- * use only the public primitives, and their loop logic can be tested without a cluster.
+ * use only the public primitives.
  */
 interface ClusterAccess {
 

@@ -1,5 +1,6 @@
 package io.ratchet.recipes.session;
 
+import static io.ratchet.testing.InProcessCluster.N1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,20 +8,43 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Result;
+import io.ratchet.testing.InProcessCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
-/** What a session sends, and when it refuses to go on; against an in-memory cluster. */
+/** What a session sends, and when it refuses to go on; through the client, against {@link InProcessCluster}. */
+@Timeout(30)
 class ClusterSessionTest {
-    private final InMemoryCluster cluster = new InMemoryCluster();
+    /** Lost answers that make the client give up on a write it delivered: one for each of its attempts. */
+    private static final int UNANSWERED = InProcessCluster.options().maxAttempts();
+
+    private InProcessCluster cluster;
+    private RatchetClient client;
+
+    @BeforeEach
+    void start() {
+        cluster = new InProcessCluster();
+        // The leader alone: no call is hedged to another node, and a lost answer is resent to it at once.
+        client = cluster.client(InProcessCluster.options(N1));
+        client.put("warm-up", 0, 0); // opens the client's session, so the answers dropped below are the saves'
+    }
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
 
     private ClusterSession session() {
-        return new ClusterSession(cluster, SessionOptions.defaults(), false);
+        return ClusterSession.open(client);
     }
 
     record Customer(String name, String tier) {
@@ -49,8 +73,8 @@ class ClusterSessionTest {
                 new Command.DeleteDocument("customers/2", bob),
                 new Command.PutDocument("customers/3", "{\"name\":\"Cy\"}", 0),
                 new Command.Put("stock/widgets", "9", stock, null),
-                new Command.Put("emails/cy@example.com", "\"customers/3\"", 0, null))), cluster.sent);
-        assertEquals(index, cluster.peekDocument("customers/1").orElseThrow().index());
+                new Command.Put("emails/cy@example.com", "\"customers/3\"", 0, null))), cluster.transactionsSent());
+        assertEquals(index, cluster.document("customers/1").orElseThrow().index());
         assertEquals(index, session.guardIndex("customers/3"), "the session goes on from what it saved");
     }
 
@@ -64,9 +88,9 @@ class ClusterSessionTest {
         plain.compareExchange().get("limits/orders");
         plain.store("orders/1", Map.of("n", 1));
         plain.saveChanges();
-        assertEquals(List.of(new Command.PutDocument("orders/1", "{\"n\":1}", 0)), cluster.sent.get(0));
+        assertEquals(List.of(new Command.PutDocument("orders/1", "{\"n\":1}", 0)), cluster.transactionsSent().get(0));
 
-        ClusterSession validating = new ClusterSession(cluster, SessionOptions.defaults().withReadValidation(), false);
+        ClusterSession validating = ClusterSession.open(client, SessionOptions.defaults().withReadValidation());
         validating.load("config/rules");
         validating.load("config/absent");
         validating.compareExchange().get("limits/orders");
@@ -76,7 +100,7 @@ class ClusterSessionTest {
                 new Command.PutDocument("orders/2", "{\"n\":2}", 0),
                 new Command.Check("rvn-atomic/config/rules", rules),
                 new Command.Check("rvn-atomic/config/absent", 0),
-                new Command.Check("limits/orders", limit)), cluster.sent.get(1));
+                new Command.Check("limits/orders", limit)), cluster.transactionsSent().get(1));
     }
 
     @Test
@@ -90,7 +114,7 @@ class ClusterSessionTest {
         ConcurrencyException e = assertThrows(ConcurrencyException.class, session::saveChanges);
         assertEquals(List.of(new Result.Conflict("rvn-atomic/customers/42", loaded, moved)), e.conflicts());
         assertTrue(e.getMessage().contains("document 'customers/42'"), e.getMessage());
-        assertEquals("{\"tier\":\"gold\"}", cluster.peekDocument("customers/42").orElseThrow().json(), "nothing applied");
+        assertEquals("{\"tier\":\"gold\"}", cluster.document("customers/42").orElseThrow().json(), "nothing applied");
 
         assertThrows(IllegalStateException.class, () -> session.load("customers/42"));
         assertThrows(IllegalStateException.class, () -> session.store("customers/42", Map.of()));
@@ -104,13 +128,13 @@ class ClusterSessionTest {
         ClusterSession session = session();
         session.load("notes/1");
         session.load("NOTES/1");
-        assertEquals(1, cluster.reads, "a repeatable read: the second load is served by the session");
+        assertEquals(1, cluster.readCalls().size(), "a repeatable read: the second load is served by the session");
 
         session.store("notes/1", Map.of("text", "b"));
         assertEquals("b", session.load("notes/1").orElseThrow().get("text").asText());
         session.delete("notes/1");
         assertTrue(session.load("notes/1").isEmpty());
-        assertEquals(1, cluster.reads);
+        assertEquals(1, cluster.readCalls().size());
 
         session.store("notes/1", Map.of("text", "c"));
         long first = session.saveChanges();
@@ -118,7 +142,7 @@ class ClusterSessionTest {
         long second = session.saveChanges();
         assertTrue(second > first, "a second save is conditioned on the first one's index and succeeds");
         assertEquals(0, session.saveChanges(), "nothing left to save: nothing sent");
-        assertEquals(2, cluster.sent.size());
+        assertEquals(2, cluster.transactionsSent().size());
     }
 
     @Test
@@ -148,14 +172,14 @@ class ClusterSessionTest {
     void aSaveWhoseAnswerWasLostIsResentWithItsKeyAndAppliedOnce() {
         ClusterSession session = session();
         session.store("orders/7", Map.of("total", 70));
-        cluster.answersToLose = 1;
+        cluster.dropAnswers(UNANSWERED); // applied; the answers to it and the client's resends are lost
         assertThrows(UnknownOutcomeException.class, () -> session.saveChanges("save-orders/7", Duration.ofMinutes(1)));
         assertThrows(IllegalStateException.class, () -> session.store("orders/8", Map.of()), "only a resend is safe now");
         assertThrows(IllegalStateException.class, () -> session.saveChanges("another-key", Duration.ofMinutes(1)));
 
         long index = session.saveChanges("save-orders/7", Duration.ofMinutes(1));
-        assertEquals(cluster.peekDocument("orders/7").orElseThrow().index(), index, "the resend returns the first outcome");
-        assertEquals(1, cluster.transactionsApplied);
+        assertEquals(cluster.document("orders/7").orElseThrow().index(), index, "the resend returns the first outcome");
+        assertEquals(1, cluster.transactionsCommitted());
         session.store("orders/8", Map.of("total", 80));
         assertTrue(session.saveChanges() > index, "after the resend settles it, the session goes on");
     }
@@ -164,8 +188,9 @@ class ClusterSessionTest {
     void aSaveWithoutAKeyWhoseAnswerWasLostLeavesTheSessionUnusable() {
         ClusterSession session = session();
         session.store("orders/7", Map.of("total", 70));
-        cluster.answersToLose = 1;
+        cluster.dropAnswers(UNANSWERED);
         assertThrows(UnknownOutcomeException.class, session::saveChanges);
+        assertEquals(1, cluster.transactionsCommitted(), "it was applied: only its answers were lost");
         assertThrows(IllegalStateException.class, session::saveChanges, "read first: a blind resend is not safe");
     }
 
@@ -177,6 +202,6 @@ class ClusterSessionTest {
         assertEquals(2, tree.at("/a/b/1").asInt());
         session.store("trees/1", tree);
         session.saveChanges();
-        assertEquals("{\"a\":{\"b\":[1,2]}}", cluster.peekDocument("trees/1").orElseThrow().json());
+        assertEquals("{\"a\":{\"b\":[1,2]}}", cluster.document("trees/1").orElseThrow().json());
     }
 }

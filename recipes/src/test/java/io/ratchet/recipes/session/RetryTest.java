@@ -1,5 +1,6 @@
 package io.ratchet.recipes.session;
 
+import static io.ratchet.testing.InProcessCluster.N1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,24 +12,52 @@ import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.Metrics;
+import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
+import io.ratchet.protocol.Batch;
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Command;
+import io.ratchet.testing.InProcessCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
-/** The retry loop's attempts, waits, escape path and counters; against an in-memory cluster, without sleeping. */
+/**
+ * The retry loop's attempts, waits, escape path and counters; through the client, against
+ * {@link InProcessCluster}, without sleeping between attempts.
+ */
+@Timeout(30)
 class RetryTest {
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(100));
+    /** Lost answers that make the client give up on a save it delivered: one for each of its attempts. */
+    private static final int UNANSWERED = InProcessCluster.options().maxAttempts();
 
-    private final InMemoryCluster cluster = new InMemoryCluster();
+    private InProcessCluster cluster;
     private final Metrics metrics = new Metrics();
     private final List<Duration> waits = new ArrayList<>();
-    private final Retry retry = new Retry(cluster, metrics, SessionOptions.defaults(), BACKOFF, Retry.DEFAULT_RETENTION,
-            () -> new SplittableRandom(7), d -> waits.add(d));
+    private Retry retry;
+
+    @BeforeEach
+    void start() {
+        cluster = new InProcessCluster();
+        // The leader alone: no call is hedged to another node, and a lost answer is resent to it at once.
+        RatchetClient client = cluster.client(InProcessCluster.options(N1));
+        client.put("warm-up", 0, 0); // opens the client's session, so every write the hooks see is a save
+        retry = new Retry(ClusterAccess.of(client), metrics, SessionOptions.defaults(), BACKOFF, Retry.DEFAULT_RETENTION,
+                () -> new SplittableRandom(7), d -> waits.add(d));
+    }
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
 
     /** The unit of work of every test here: add {@code amount} to a counter document. */
     private static void add(ClusterSession session, int amount) {
@@ -37,14 +66,21 @@ class RetryTest {
     }
 
     private int counter() {
-        return Integer.parseInt(cluster.peekDocument("counters/1").orElseThrow().node().get("n").toString());
+        return Integer.parseInt(cluster.document("counters/1").orElseThrow().node().get("n").toString());
+    }
+
+    /** The transaction messages the client sent, each once however often it resent it: the saves Retry made. */
+    private List<Batch> savesSent() {
+        return cluster.writeCalls().stream().map(c -> Codec.decodeBatches(c.message()).get(0))
+                .filter(b -> b.requests().stream().anyMatch(r -> r.commands().get(0) instanceof Command.Transaction))
+                .distinct().toList();
     }
 
     @Test
     void aUnitThatKeepsConflictingRunsMaxAttemptsTimesThenGivesUpWithNothingApplied() {
         cluster.putDocument("counters/1", "{\"n\":0}");
         // Another writer moves the guard between every load and save.
-        cluster.beforeWrite = () -> cluster.putDocument("counters/1", "{\"n\":100}");
+        cluster.beforeWrite(() -> cluster.putDocument("counters/1", "{\"n\":100}"));
         AtomicInteger runs = new AtomicInteger();
 
         RetryExhaustedException e = assertThrows(RetryExhaustedException.class, () -> retry.run(5, s -> {
@@ -69,11 +105,11 @@ class RetryTest {
     void aUnitThatConflictsTwiceCommitsOnTheThirdAttemptFromFreshState() {
         cluster.putDocument("counters/1", "{\"n\":0}");
         AtomicInteger interference = new AtomicInteger();
-        cluster.beforeWrite = () -> {
+        cluster.beforeWrite(() -> {
             if (interference.incrementAndGet() <= 2) {
                 cluster.putDocument("counters/1", "{\"n\":" + (interference.get() * 10) + "}");
             }
-        };
+        });
         List<Integer> seen = new ArrayList<>();
 
         long index = retry.run(5, s -> {
@@ -83,7 +119,7 @@ class RetryTest {
 
         assertEquals(List.of(0, 10, 20), seen, "each attempt recomputes from a fresh read");
         assertEquals(21, counter());
-        assertEquals(index, cluster.peekDocument("counters/1").orElseThrow().index());
+        assertEquals(index, cluster.document("counters/1").orElseThrow().index());
         Metrics.KeyStats guard = metrics.stats("RVN-ATOMIC/counters/1");
         assertEquals(3, guard.attempts());
         assertEquals(1, guard.commits());
@@ -96,11 +132,11 @@ class RetryTest {
     void updateRecomputesFromTheRefusedPutsValueWithoutAnotherRead() {
         cluster.putItem("stock/widgets", "10");
         AtomicInteger interference = new AtomicInteger();
-        cluster.beforeWrite = () -> {
+        cluster.beforeWrite(() -> {
             if (interference.incrementAndGet() <= 2) {
                 cluster.putItem("stock/widgets", String.valueOf(10 - interference.get()));
             }
-        };
+        });
         List<Integer> inputs = new ArrayList<>();
 
         CompareExchangeResult sold = retry.update("stock/widgets", JsonNode.class, 5, n -> {
@@ -110,8 +146,8 @@ class RetryTest {
 
         assertTrue(sold.successful());
         assertEquals(List.of(10, 9, 8), inputs, "each attempt starts from the value the refusal returned");
-        assertEquals(5, cluster.peekItem("stock/widgets").orElseThrow().valueNode().asInt());
-        assertEquals(1, cluster.reads, "only the first value was read");
+        assertEquals(5, cluster.item("stock/widgets").orElseThrow().valueNode().asInt());
+        assertEquals(1, cluster.readCalls().size(), "only the first value was read");
         assertEquals(new Metrics.KeyStats("stock/widgets", 3, 1, 2, 0), metrics.stats("stock/widgets"));
     }
 
@@ -120,7 +156,7 @@ class RetryTest {
         CompareExchangeResult created = retry.update("counters/visits", Integer.class, 3, n -> n == null ? 1 : n + 1);
         assertEquals(1, created.valueNode().asInt());
 
-        cluster.beforeWrite = () -> cluster.putItem("counters/visits", "1000");
+        cluster.beforeWrite(() -> cluster.putItem("counters/visits", "1000"));
         RetryExhaustedException e = assertThrows(RetryExhaustedException.class,
                 () -> retry.update("counters/visits", Integer.class, 3, n -> n + 1));
         assertEquals(3, e.attempts());
@@ -130,7 +166,7 @@ class RetryTest {
 
     @Test
     void aLostAnswerIsResentWithTheSameKeyAndTheUnitRunsOnce() {
-        cluster.answersToLose = 2;
+        cluster.dropAnswers(2 * UNANSWERED); // the save and its first resend: applied, outcome unknown
         AtomicInteger runs = new AtomicInteger();
 
         retry.run(3, s -> {
@@ -139,28 +175,30 @@ class RetryTest {
         });
 
         assertEquals(1, runs.get(), "the unit of work is not re-run for a lost answer");
-        assertEquals(1, cluster.transactionsApplied, "the resends were answered from the first outcome");
+        assertEquals(1, cluster.transactionsCommitted(), "the resends were answered from the first outcome");
         assertEquals(5, counter());
-        assertEquals(3, cluster.sent.size(), "one send, two resends");
+        assertEquals(3, savesSent().size(), "one send, two resends");
+        assertEquals(2 * UNANSWERED + 1, cluster.transactionsSent().size(), "the client's own resends of the first two");
     }
 
     @Test
     void withoutIdempotentSavesALostAnswerEndsTheLoop() {
-        cluster.answersToLose = 1;
+        cluster.dropAnswers(UNANSWERED);
         AtomicInteger runs = new AtomicInteger();
         assertThrows(UnknownOutcomeException.class, () -> retry.withoutIdempotentSaves().run(3, s -> {
             runs.incrementAndGet();
             add(s, 5);
         }));
         assertEquals(1, runs.get(), "a unit that may have been applied is never re-run");
+        assertEquals(5, counter(), "and it was: only its answers were lost");
     }
 
     @Test
     void aLostAnswerThatStaysLostIsReportedAsUnknownNotRetriedForever() {
-        cluster.answersToLose = Retry.MAX_RESENDS + 1;
+        cluster.dropAnswers((Retry.MAX_RESENDS + 1) * UNANSWERED);
         assertThrows(UnknownOutcomeException.class, () -> retry.run(10, s -> add(s, 1)));
-        assertEquals(Retry.MAX_RESENDS + 1, cluster.sent.size());
-        assertEquals(1, cluster.transactionsApplied);
+        assertEquals(Retry.MAX_RESENDS + 1, savesSent().size());
+        assertEquals(1, cluster.transactionsCommitted());
     }
 
     @Test
@@ -182,7 +220,7 @@ class RetryTest {
     @Test
     void aUnitThatChangesNothingSendsNothing() {
         assertEquals(0, retry.run(3, s -> s.load("counters/1")));
-        assertEquals(List.of(), cluster.sent);
+        assertEquals(List.of(), cluster.transactionsSent());
         assertEquals("done", retry.call(3, s -> "done"));
     }
 }
