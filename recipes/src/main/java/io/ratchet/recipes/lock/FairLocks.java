@@ -95,7 +95,7 @@ public final class FairLocks {
         queue.queuePrefix(name);
         return new NamedLock<>(name, owner(), lease -> tryAcquireAsync(name, lease),
                 (lease, wait) -> acquireAsync(name, lease, wait), this::renewAsync, this::releaseAsync,
-                () -> holderAsync(name).thenApply(h -> h.stream().toList()));
+                index -> releaseAsync(name, index), () -> holderAsync(name).thenApply(h -> h.stream().toList()));
     }
 
     /**

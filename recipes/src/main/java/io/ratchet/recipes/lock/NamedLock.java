@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /** A {@link Lock} whose calls are a lock kind's calls with the name filled in. */
@@ -16,17 +17,20 @@ final class NamedLock<G extends Grant> implements Lock<G> {
     private final BiFunction<Duration, Duration, CompletableFuture<Optional<G>>> acquire;
     private final Function<G, CompletableFuture<G>> renew;
     private final Function<G, CompletableFuture<Void>> release;
+    private final LongFunction<CompletableFuture<Void>> releaseAt;
     private final Supplier<CompletableFuture<List<LockHolder>>> holders;
 
     NamedLock(String name, String owner, Function<Duration, CompletableFuture<Optional<G>>> tryAcquire,
               BiFunction<Duration, Duration, CompletableFuture<Optional<G>>> acquire, Function<G, CompletableFuture<G>> renew,
-              Function<G, CompletableFuture<Void>> release, Supplier<CompletableFuture<List<LockHolder>>> holders) {
+              Function<G, CompletableFuture<Void>> release, LongFunction<CompletableFuture<Void>> releaseAt,
+              Supplier<CompletableFuture<List<LockHolder>>> holders) {
         this.name = name;
         this.owner = owner;
         this.tryAcquire = tryAcquire;
         this.acquire = acquire;
         this.renew = renew;
         this.release = release;
+        this.releaseAt = releaseAt;
         this.holders = holders;
     }
 
@@ -58,6 +62,11 @@ final class NamedLock<G extends Grant> implements Lock<G> {
     @Override
     public CompletableFuture<Void> releaseAsync(G grant) {
         return release.apply(grant);
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync(long index) {
+        return releaseAt.apply(index);
     }
 
     @Override

@@ -85,7 +85,7 @@ public final class Semaphores {
         requirePermits(permits);
         return new NamedLock<>(name, owner(), lease -> tryAcquireAsync(name, permits, lease),
                 (lease, wait) -> acquireAsync(name, permits, lease, wait), this::renewAsync, this::releaseAsync,
-                () -> holdersAsync(name));
+                index -> releaseAsync(name, index), () -> holdersAsync(name));
     }
 
     /** The item that holds semaphore {@code name}'s number of permits, {@code semaphores/<name>/permits}. */
