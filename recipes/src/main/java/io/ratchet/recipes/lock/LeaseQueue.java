@@ -594,16 +594,6 @@ final class LeaseQueue {
         });
     }
 
-    /** Extends {@code lease} by its own duration. */
-    CompletableFuture<QueueLease> renew(QueueLease lease) {
-        return checked(() -> {
-            if (lease == null) {
-                throw invalid("no lease given");
-            }
-            return renew(lease, lease.duration());
-        });
-    }
-
     /**
      * Renews the entry at {@code index} in {@code name}'s queue, for a holder that kept only the index (a
      * command line): lists the queue for its entry, then renews at that index, which is the atomic check.
