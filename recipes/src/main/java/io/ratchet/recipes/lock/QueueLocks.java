@@ -28,7 +28,7 @@ abstract class QueueLocks extends LockKind<QueueLease> {
      */
     @Override
     public CompletableFuture<QueueLease> renewAsync(QueueLease lease, Duration duration) {
-        return queue.renew(lease, duration);
+        return queue.leases().renew(lease, duration);
     }
 
     /**
@@ -40,7 +40,7 @@ abstract class QueueLocks extends LockKind<QueueLease> {
      */
     @Override
     public CompletableFuture<QueueLease> renewAsync(String name, long index, Duration duration) {
-        return queue.renewAt(name, index, duration);
+        return queue.leases().renewAt(name, index, duration);
     }
 
     /**
@@ -51,12 +51,12 @@ abstract class QueueLocks extends LockKind<QueueLease> {
      */
     @Override
     public CompletableFuture<Void> releaseAsync(QueueLease lease) {
-        return queue.release(lease);
+        return queue.leases().release(lease);
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync(String name, long index) {
-        return queue.releaseAt(name, index);
+        return queue.leases().releaseAt(name, index);
     }
 
     /**
