@@ -1,5 +1,7 @@
 package io.ratchet.chaos.workload;
 
+import java.util.function.Function;
+
 /**
  * How one recorded operation ended, for the worker that ran it: an answer, a certain failure, or no
  * answer (the operation may or may not have taken effect).
@@ -35,6 +37,11 @@ public final class Outcome<T> {
     /** It had no answer and may have taken effect. */
     public boolean unknown() {
         return kind == Kind.UNKNOWN;
+    }
+
+    /** The same ending, with the answer (if any) passed through {@code f}. */
+    public <U> Outcome<U> map(Function<? super T, ? extends U> f) {
+        return new Outcome<>(kind, kind == Kind.OK ? f.apply(value) : null);
     }
 
     /** The answer; only when {@link #ok()}. */

@@ -8,16 +8,15 @@ import io.ratchet.chaos.checker.LockChecker;
 import io.ratchet.chaos.history.History;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetException;
-import io.ratchet.recipes.lock.LeaseLostException;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.recipes.lock.Lock;
 import io.ratchet.recipes.lock.LockOptions;
 import io.ratchet.recipes.lock.QueueEntry;
 import io.ratchet.recipes.lock.QueueLease;
 import io.ratchet.recipes.lock.Semaphores;
-import io.ratchet.protocol.Item;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Processes queue for a permit of one semaphore of {@link #PERMITS} ({@link Semaphores}): each waits its
@@ -27,10 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>An acquire is {@link Semaphores#acquire}, which ends by its wait plus the watch slack, so well within
  * its {@link #LEASE} counted from its invocation. A process whose acquire got no answer reads the queue to
- * learn whether it holds a permit (one of the first {@link #PERMITS} live entries): then it uses and
- * releases it if its lease may not have run out, else gives back whatever place it still has.
+ * learn whether it holds a permit (one of the first {@link #PERMITS} live entries), as {@link LockWorkload} says.
  */
-public final class SemaphoreWorkload implements Workload {
+public final class SemaphoreWorkload extends LockWorkload {
     static final String SEMAPHORE = "pool";
     static final int PERMITS = 2;
     static final Duration LEASE = Duration.ofSeconds(6);
@@ -38,7 +36,9 @@ public final class SemaphoreWorkload implements Workload {
     static final int MAX_WAIT_MS = 2000;
     private static final int HOLD_MS = 40;
 
-    private final AtomicLong owners = new AtomicLong();
+    public SemaphoreWorkload() {
+        super("s", LEASE);
+    }
 
     @Override
     public String name() {
@@ -47,143 +47,74 @@ public final class SemaphoreWorkload implements Workload {
 
     @Override
     public List<String> keyPrefixes() {
-        return List.of(queue());
+        return List.of(key(SEMAPHORE));
     }
 
     @Override
-    public Worker newWorker() {
-        return new SemaphoreWorker();
+    String key(String name) {
+        return Semaphores.PREFIX + name + "/";
     }
 
-    /** A permit held (or a place in the queue): owner, token, current index. */
-    private record Held(String owner, long token, long index) {
-        static Held of(QueueEntry e) {
-            return new Held(e.owner(), e.fencingToken(), e.index());
-        }
+    @Override
+    Lock<QueueLease> lock(RatchetClient client, String owner, String name) {
+        return semaphores(client, owner).lock(name, PERMITS);
     }
 
-    private final class SemaphoreWorker implements Worker {
-        private String undetermined;
-        private long undeterminedSent;
-        private Held unreleased;
+    private static Semaphores semaphores(RatchetClient client, String owner) {
+        return new Semaphores(client, LockOptions.defaults().withOwner(owner));
+    }
 
-        @Override
-        public void step(ClientProcess process) {
-            if (undetermined != null || unreleased != null) {
-                settle(process);
-                return;
+    @Override
+    Attempt acquire(ClientProcess process, String owner) {
+        Lock<QueueLease> lock = lock(process.client(), owner, SEMAPHORE);
+        int wait = MIN_WAIT_MS + process.random().nextInt(MAX_WAIT_MS - MIN_WAIT_MS + 1);
+        ObjectNode input = acquireInput(owner).put("wait_ms", wait).put("permits", PERMITS);
+        return recordAcquire(process, SEMAPHORE, input, () -> {
+            try {
+                return lock.acquire(LEASE, Duration.ofMillis(wait));
+            } catch (InvalidRequestException e) {
+                throw e;
+            } catch (RatchetException e) {
+                // It joined the queue first, so no error of it is certainly without effect.
+                throw new IllegalStateException("acquire: " + e.getMessage(), e);
             }
-            String owner = "s" + owners.incrementAndGet();
-            Semaphores semaphores = new Semaphores(process.client(), LockOptions.defaults().withOwner(owner));
-            int wait = MIN_WAIT_MS + process.random().nextInt(MAX_WAIT_MS - MIN_WAIT_MS + 1);
-            ObjectNode input = History.object().put("owner", owner).put("lease_ms", LEASE.toMillis()).put("wait_ms", wait)
-                    .put("permits", PERMITS);
-            long[] sent = new long[1];
-            Outcome<Optional<QueueLease>> acquired = process.write("acquire", queue(), input, () -> {
-                sent[0] = System.nanoTime();
-                try {
-                    return semaphores.acquire(SEMAPHORE, PERMITS, LEASE, Duration.ofMillis(wait));
-                } catch (InvalidRequestException e) {
-                    throw e;
-                } catch (RatchetException e) {
-                    // It joined the queue first, so no error of it is certainly without effect.
-                    throw new IllegalStateException("acquire: " + e.getMessage(), e);
-                }
-            }, SemaphoreWorkload::output);
-            if (acquired.unknown()) {
-                undetermined = owner;
-                undeterminedSent = sent[0];
-                settle(process);
-            } else if (acquired.ok() && acquired.value().isPresent()) {
-                QueueLease lease = acquired.value().get();
-                holdAndRelease(process, new Held(owner, lease.fencingToken(), lease.currentIndex()));
-            }
-        }
+        }, SemaphoreWorkload::output, lease -> lease.map(l -> new Held(SEMAPHORE, owner, l.fencingToken(), l.currentIndex())));
+    }
 
-        @Override
-        public void finish(ClientProcess process) {
-            for (int attempt = 0; attempt < 3 && (undetermined != null || unreleased != null); attempt++) {
-                settle(process);
-            }
-        }
-
-        private void settle(ClientProcess process) {
-            String owner = undetermined != null ? undetermined : unreleased.owner();
-            Semaphores semaphores = new Semaphores(process.client(), LockOptions.defaults().withOwner(owner));
-            Outcome<List<QueueEntry>> read = process.read("holder", queue(), History.object().put("owner", owner),
-                    () -> semaphores.queue(SEMAPHORE), q -> holders(q, owner));
-            if (!read.ok()) {
-                return;
-            }
-            List<QueueEntry> queue = read.value();
-            int at = -1;
-            for (int i = 0; i < queue.size(); i++) {
-                if (queue.get(i).owner().equals(owner)) {
-                    at = i;
-                }
-            }
-            Optional<Held> ours = at < 0 ? Optional.empty() : Optional.of(Held.of(queue.get(at)));
-            if (undetermined != null) {
-                undetermined = null;
-                boolean leaseLeft = System.nanoTime() - undeterminedSent < LEASE.toNanos();
-                if (at >= 0 && at < PERMITS && queue.get(at).holding() && leaseLeft) {
-                    holdAndRelease(process, ours.get());
-                } else {
-                    ours.ifPresent(h -> release(process, h));
-                }
-            } else {
-                unreleased = null;
-                ours.ifPresent(h -> release(process, h));
-            }
-        }
-
-        private void holdAndRelease(ClientProcess process, Held held) {
-            sleep(1 + process.random().nextInt(HOLD_MS));
-            release(process, held);
-        }
-
-        private void release(ClientProcess process, Held held) {
-            Semaphores semaphores = new Semaphores(process.client(), LockOptions.defaults().withOwner(held.owner()));
-            Outcome<Boolean> released = process.write("release", queue(),
-                    History.object().put("owner", held.owner()).put("token", held.token()), () -> {
-                        try {
-                            semaphores.release(SEMAPHORE, held.index());
-                            return true;
-                        } catch (LeaseLostException e) {
-                            return false;
+    /** Reads the queue: the owner holds a permit when its entry is one of the first {@link #PERMITS} and had its turn. */
+    @Override
+    Outcome<Found> find(ClientProcess process, String name, String owner) {
+        Semaphores semaphores = semaphores(process.client(), owner);
+        return process.read("holder", key(name), History.object().put("owner", owner), () -> semaphores.queue(name),
+                q -> holders(q, owner)).map(queue -> {
+                    int at = -1;
+                    for (int i = 0; i < queue.size(); i++) {
+                        if (queue.get(i).owner().equals(owner)) {
+                            at = i;
                         }
-                    }, done -> History.object().put("released", done));
-            if (released.unknown()) {
-                unreleased = held;
-            }
-        }
+                    }
+                    if (at < 0) {
+                        return new Found(Optional.empty(), false);
+                    }
+                    QueueEntry e = queue.get(at);
+                    return new Found(Optional.of(new Held(name, owner, e.fencingToken(), e.index())), at < PERMITS && e.holding());
+                });
     }
 
-    private static String queue() {
-        return Semaphores.PREFIX + SEMAPHORE + "/";
+    @Override
+    void use(ClientProcess process, Held held) {
+        sleep(1 + process.random().nextInt(HOLD_MS));
     }
 
     /** The final read: the permits item, which must still say {@link #PERMITS}. */
     @Override
     public void finalReads(ClientProcess reader) {
-        String key = queue() + "permits";
-        for (int attempt = 0; attempt < 10; attempt++) {
-            Outcome<Optional<Item>> read = reader.read("read", key, History.object(), () -> reader.client().get(key), item -> {
-                ObjectNode o = History.object().put("index", item.map(Item::index).orElse(0L));
-                item.ifPresent(i -> o.put("permits", i.valueNode().path("permits").asInt()));
-                return o;
-            });
-            if (read.ok()) {
-                break;
-            }
-            Pause.briefly();
-        }
+        finalRead(reader, key(SEMAPHORE) + "permits", "permits");
     }
 
     private static JsonNode output(Optional<QueueLease> lease) {
         ObjectNode o = History.object().put("granted", lease.isPresent());
-        lease.ifPresent(l -> o.put("token", l.fencingToken()).put("queued", l.place())
-                .put("entry", FairLockWorkload.lastSegment(l.key())));
+        lease.ifPresent(l -> o.put("token", l.fencingToken()).put("queued", l.place()).put("entry", entry(l.key())));
         return o;
     }
 
@@ -201,14 +132,6 @@ public final class SemaphoreWorkload implements Workload {
             }
         }
         return o;
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     @Override

@@ -6,7 +6,6 @@ import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Limits;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -61,11 +60,9 @@ import java.util.function.LongSupplier;
  * third of its lease, and a list each time its predecessor leaves. A queue is listed whole, a page of
  * {@value Limits#MAX_PAGE_SIZE} items at a time, so very long queues (thousands) make each wake-up slower.
  */
-public final class FairLocks {
+public final class FairLocks extends QueueLocks {
     /** Lock queues live under this prefix: {@code fair-locks/<name>/<entry>}. */
     public static final String PREFIX = "fair-locks/";
-
-    private final LeaseQueue queue;
 
     /** Fair locks with {@link LockOptions#defaults()}: a fresh owner id and a one-hour maximum lease. */
     public FairLocks(RatchetClient client) {
@@ -78,23 +75,13 @@ public final class FairLocks {
 
     /** With {@code nanoClock} for {@link System#nanoTime()} and a smaller listing page, for tests. */
     FairLocks(RatchetClient client, LockOptions options, LongSupplier nanoClock, int pageSize) {
-        this.queue = new LeaseQueue(client, options, nanoClock, PREFIX, "lock", false, pageSize);
-    }
-
-    /** The owner id written into every entry this instance makes. */
-    public String owner() {
-        return queue.options().owner();
-    }
-
-    public LockOptions options() {
-        return queue.options();
+        super(new LeaseQueue(client, options, nanoClock, PREFIX, "lock", false, pageSize));
     }
 
     /** Lock {@code name} as a {@link Lock}: the calls of this class with the name filled in. */
     public Lock<QueueLease> lock(String name) {
         queue.queuePrefix(name);
-        return new NamedLock<>(name, owner(), lease -> tryAcquireAsync(name, lease),
-                (lease, wait) -> acquireAsync(name, lease, wait), this::renewAsync, this::releaseAsync,
+        return new NamedLock<>(name, this, lease -> tryAcquireAsync(name, lease), (lease, wait) -> acquireAsync(name, lease, wait),
                 () -> holderAsync(name).thenApply(h -> h.stream().toList()));
     }
 
@@ -107,7 +94,7 @@ public final class FairLocks {
         return queue.queuePrefix(name);
     }
 
-    // ---- acquire
+    // ---- acquire (renew, release and the queue: QueueLocks)
 
     /**
      * Takes the lock for {@code lease} if nobody holds it and nobody is waiting for it (no live entry is
@@ -160,51 +147,6 @@ public final class FairLocks {
         });
     }
 
-    // ---- renew, release
-
-    /** Extends the lease by its own {@link QueueLease#duration()}, from the renewal's cluster time. */
-    public CompletableFuture<QueueLease> renewAsync(QueueLease lease) {
-        return queue.renew(lease);
-    }
-
-    /**
-     * Extends the lease to {@code duration} after the renewal's cluster time. Succeeds only while the entry
-     * still has {@link QueueLease#currentIndex()} and has not run out; the returned lease has a new current
-     * index and expiry, and the same place and token.
-     *
-     * @throws LeaseLostException (through the future) when the lease ran out, was released, or its renewal
-     *                            was answered later than {@code duration} after it was sent (then given back)
-     */
-    public CompletableFuture<QueueLease> renewAsync(QueueLease lease, Duration duration) {
-        return queue.renew(lease, duration);
-    }
-
-    /**
-     * Renews the entry that lock {@code name}'s queue has at {@code index}, for a holder that kept only the
-     * index (a command line): lists the queue for its entry, then renews at that index, which is the atomic
-     * check.
-     *
-     * @throws LeaseLostException (through the future) when no entry is at {@code index}, or it ran out
-     */
-    public CompletableFuture<QueueLease> renewAsync(String name, long index, Duration duration) {
-        return queue.renewAt(name, index, duration);
-    }
-
-    /**
-     * Frees the lock: deletes the entry at {@link QueueLease#currentIndex()}; the next waiter's watch fires.
-     * A release after the lease ran out but before the sweeper removed it still succeeds.
-     *
-     * @throws LeaseLostException (through the future) when the entry was swept, released or moved on
-     */
-    public CompletableFuture<Void> releaseAsync(QueueLease lease) {
-        return queue.release(lease);
-    }
-
-    /** As {@link #releaseAsync(QueueLease)}, for a holder that kept only the lock's name and the entry's index. */
-    public CompletableFuture<Void> releaseAsync(String name, long index) {
-        return queue.releaseAt(name, index);
-    }
-
     /**
      * Who holds lock {@code name} now: the live entry with the lowest place (a linearizable listing), or
      * empty when the queue is empty. An entry whose lease ran out but that the sweeper has not removed yet
@@ -212,14 +154,6 @@ public final class FairLocks {
      */
     public CompletableFuture<Optional<LockHolder>> holderAsync(String name) {
         return queueAsync(name).thenApply(entries -> entries.stream().findFirst().map(QueueEntry::holder));
-    }
-
-    /**
-     * Lock {@code name}'s queue as it stands: the holder first (its token is 0 for the moment between its
-     * turn and its turn write), then the waiters in the order they will be served.
-     */
-    public CompletableFuture<List<QueueEntry>> queueAsync(String name) {
-        return queue.liveEntries(name).thenApply(entries -> entries.stream().map(e -> QueueListing.entryOf(name, e)).toList());
     }
 
     // ---- blocking twins
@@ -244,31 +178,7 @@ public final class FairLocks {
         RatchetClient.await(leaveAsync(ticket));
     }
 
-    public QueueLease renew(QueueLease lease) {
-        return RatchetClient.await(renewAsync(lease));
-    }
-
-    public QueueLease renew(QueueLease lease, Duration duration) {
-        return RatchetClient.await(renewAsync(lease, duration));
-    }
-
-    public QueueLease renew(String name, long index, Duration duration) {
-        return RatchetClient.await(renewAsync(name, index, duration));
-    }
-
-    public void release(QueueLease lease) {
-        RatchetClient.await(releaseAsync(lease));
-    }
-
-    public void release(String name, long index) {
-        RatchetClient.await(releaseAsync(name, index));
-    }
-
     public Optional<LockHolder> holder(String name) {
         return RatchetClient.await(holderAsync(name));
-    }
-
-    public List<QueueEntry> queue(String name) {
-        return RatchetClient.await(queueAsync(name));
     }
 }

@@ -4,18 +4,14 @@ import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.common.Failures;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.WatchResult;
 import io.ratchet.protocol.Item;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -81,12 +77,9 @@ final class LeaseQueue {
     private final String kind;
     /** Whether queues carry a {@code permits} item all holders must agree with (semaphores). */
     private final boolean configured;
-    /**
-     * A cluster time that has certainly been reached: the greatest stamp of this instance's own writes
-     * with a time-to-live ({@code expiresAt - ttl} of the item each left). Cluster time never goes back.
-     */
-    private final AtomicLong clusterTime = new AtomicLong();
-
+    private final SeenClusterTime seen = new SeenClusterTime();
+    private final QueueWatch watch;
+    private final QueueLeases leases;
     LeaseQueue(RatchetClient client, LockOptions options, LongSupplier nanoClock, String prefix, String kind,
                boolean configured, int pageSize) {
         this.keeper = new LeaseKeeper(client, options, nanoClock);
@@ -96,6 +89,8 @@ final class LeaseQueue {
         this.listing = new QueueListing(client, prefix, kind, configured, pageSize);
         this.kind = kind;
         this.configured = configured;
+        this.watch = new QueueWatch(client, nanoClock, seen);
+        this.leases = new QueueLeases(keeper, listing, seen, kind);
     }
 
     LockOptions options() {
@@ -121,70 +116,19 @@ final class LeaseQueue {
     }
 
     private boolean expired(Item entry) {
-        return entry.expiredAt(clusterTime.get());
+        return seen.expired(entry);
     }
 
-    /** Notes the cluster time {@code item} was written at, if a write of ours with {@code ttlMillis} left it. */
     private void learn(Item item, long ttlMillis) {
-        if (item != null && item.expiresAt() != 0) {
-            long stamped = item.expiresAt() - ttlMillis;
-            clusterTime.accumulateAndGet(stamped, Math::max);
-        }
+        seen.learn(item, ttlMillis);
+    }
+
+    /** Renewing and releasing this queue's leases. */
+    QueueLeases leases() {
+        return leases;
     }
 
     // ---- acquiring
-
-    /** One acquire's state. Touched only by the steps of its own chain, one after another. */
-    private final class Waiter {
-        final String name;
-        final String queue;
-        final Duration lease;
-        final long leaseMillis;
-        final int permits;
-        /** Join again at the back when the place is lost (acquire), rather than fail (await) or refuse (try). */
-        final boolean requeue;
-        /** Look once; never wait (tryAcquire). */
-        final boolean once;
-        /** When to stop waiting, and (+ slack) when to abandon a call still unanswered; monotonic nanos. */
-        final long deadline;
-        final long endsAt;
-        Place place;
-        /** The index the place had when it was lost. */
-        long lostIndex;
-        int enqueues;
-        int pauses;
-        boolean configChecked;
-        volatile boolean abandoned;
-
-        Waiter(String name, String queue, Duration lease, int permits, boolean requeue, boolean once, long deadline,
-               long endsAt) {
-            this.name = name;
-            this.queue = queue;
-            this.lease = lease;
-            this.leaseMillis = lease.toMillis();
-            this.permits = permits;
-            this.requeue = requeue;
-            this.once = once;
-            this.deadline = deadline;
-            this.endsAt = endsAt;
-        }
-
-        long leaseNanos() {
-            return TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-        }
-    }
-
-    /**
-     * A place held in the queue.
-     *
-     * @param sentNanos when the write that set {@code expiresAt} was sent (monotonic): the entry lives on
-     *                  cluster time until at least {@code sentNanos + lease}, to within clock skew
-     */
-    private record Place(String key, long place, long index, long expiresAt, long sentNanos) {
-        Place moved(long index, long expiresAt) {
-            return new Place(key, place, index, expiresAt, sentNanos);
-        }
-    }
 
     /** One look: joins the queue and takes the turn if fewer than {@code permits} live entries are ahead, else leaves. */
     CompletableFuture<Optional<QueueLease>> tryAcquire(String name, Duration lease, int permits) {
@@ -216,7 +160,7 @@ final class LeaseQueue {
                 if (!placed) {
                     throw LeaseLostException.joinedTooLate(name, w.lostIndex, granted);
                 }
-                Place p = w.place;
+                Waiter.Place p = w.place;
                 return new Ticket(name, options.owner(), p.key(), p.place(), p.index(), Instant.ofEpochMilli(p.expiresAt()),
                         granted, p.sentNanos());
             });
@@ -239,7 +183,7 @@ final class LeaseQueue {
             Waiter w = new Waiter(ticket.name(), queue, lease, permits, false, false, deadline,
                     deadline + RatchetClient.WATCH_SLACK.toNanos());
             w.enqueues = 1;
-            w.place = new Place(ticket.key(), ticket.place(), ticket.currentIndex(), ticket.expiresAt().toEpochMilli(),
+            w.place = new Waiter.Place(ticket.key(), ticket.place(), ticket.currentIndex(), ticket.expiresAt().toEpochMilli(),
                     ticket.sentNanos);
             return run(w);
         });
@@ -281,7 +225,7 @@ final class LeaseQueue {
                 return giveUp(w);
             }
             QueueListing.View v = seen.get();
-            Place p = w.place;
+            Waiter.Place p = w.place;
             Item own = v.entry(p.key());
             if (own == null || own.createdIndex() != p.place()) {
                 w.lostIndex = p.index();
@@ -307,7 +251,7 @@ final class LeaseQueue {
             // The permits item vanished between the listing and its creation: look again.
             return w.once || past(w.deadline) ? giveUp(w) : loop(w);
         }
-        Place p = w.place;
+        Waiter.Place p = w.place;
         List<Item> ahead = v.entries().stream().filter(e -> QueueListing.ahead(e, p.place(), p.key()) && !expired(e)).toList();
         if (ahead.size() < w.permits) {
             return turn(w);
@@ -323,7 +267,7 @@ final class LeaseQueue {
         if (millis <= 0) {
             return loop(w); // a renewal is due first
         }
-        return woken(watched, followRenewals, millis).thenCompose(ignored -> loop(w));
+        return watch.woken(watched, followRenewals, millis).thenCompose(ignored -> loop(w));
     }
 
     /**
@@ -338,7 +282,7 @@ final class LeaseQueue {
     }
 
     /** The lease of a place right after its turn write: the write's index is the token. */
-    private QueueLease lease(Waiter w, Place p) {
+    private QueueLease lease(Waiter w, Waiter.Place p) {
         return new QueueLease(w.name, options.owner(), p.key(), p.place(), p.index(), p.index(),
                 Instant.ofEpochMilli(p.expiresAt()), w.lease);
     }
@@ -377,7 +321,7 @@ final class LeaseQueue {
 
     /** Gives back the place, if any (waiting at most until the waiter's end), and answers empty. */
     private CompletableFuture<Optional<QueueLease>> leave(Waiter w) {
-        Place p = w.place;
+        Waiter.Place p = w.place;
         if (p == null) {
             return empty();
         }
@@ -412,7 +356,7 @@ final class LeaseQueue {
                 w.lostIndex = r.index();
                 return untilEnd(w, keeper.giveBack(key, r.index(), r.createdIndex())).thenApply(ignored -> false);
             }
-            w.place = new Place(key, r.createdIndex(), r.index(), r.expiresAt(), sent);
+            w.place = new Waiter.Place(key, r.createdIndex(), r.index(), r.expiresAt(), sent);
             return CompletableFuture.completedFuture(true);
         });
     }
@@ -428,9 +372,9 @@ final class LeaseQueue {
      * {@link #leave}).
      */
     private CompletableFuture<Boolean> renewStep(Waiter w, boolean turn) {
-        Place p = w.place;
+        Waiter.Place p = w.place;
         long sent = nanoClock.getAsLong();
-        Map<String, Object> value = turn ? holding(options.owner(), 0) : waiting();
+        Map<String, Object> value = turn ? QueueLeases.holding(options.owner(), 0) : waiting();
         return within(w, () -> put(p.key(), value, p.index(), w.lease), late -> {
             if (late.successful()) {
                 keeper.giveBack(p.key(), late.index(), p.place());
@@ -443,7 +387,7 @@ final class LeaseQueue {
             if (r.successful()) {
                 learn(r.item(), w.leaseMillis);
                 if (keeper.inTime(sent, w.lease)) {
-                    w.place = new Place(p.key(), p.place(), r.index(), r.expiresAt(), sent);
+                    w.place = new Waiter.Place(p.key(), p.place(), r.index(), r.expiresAt(), sent);
                     return CompletableFuture.completedFuture(true);
                 }
                 w.lostIndex = p.index();
@@ -516,166 +460,6 @@ final class LeaseQueue {
         return nanos <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos));
     }
 
-    /**
-     * Completes when any of {@code watched} changes in a way that may bring the turn nearer, or when
-     * {@code millis} pass, or a watch fails (the listing that follows will tell). A change that leaves a
-     * watched entry in place under the same place (a renewal) re-arms that watch alone when
-     * {@code followRenewals}.
-     */
-    private CompletableFuture<Void> woken(List<Item> watched, boolean followRenewals, long millis) {
-        CompletableFuture<Void> woken = new CompletableFuture<>();
-        List<CompletableFuture<WatchResult>> armed = new CopyOnWriteArrayList<>();
-        // Once one watch wakes the waiter, the others are of no use: cancelled, they are not armed again.
-        woken.whenComplete((ignored, error) -> armed.forEach(f -> f.cancel(false)));
-        long ends = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(millis);
-        for (Item entry : watched) {
-            watch(entry.key(), entry.index(), entry.createdIndex(), followRenewals, ends, woken, armed);
-        }
-        return woken;
-    }
-
-    private void watch(String key, long after, long place, boolean followRenewals, long ends, CompletableFuture<Void> woken,
-                       List<CompletableFuture<WatchResult>> armed) {
-        long left = TimeUnit.NANOSECONDS.toMillis(ends - nanoClock.getAsLong());
-        if (woken.isDone()) {
-            return;
-        }
-        if (left <= 0) {
-            woken.complete(null);
-            return;
-        }
-        CompletableFuture<WatchResult> watch = client.watchAsync(key, after,
-                Duration.ofMillis(Math.min(left, RatchetClient.MAX_WATCH.toMillis())));
-        armed.add(watch);
-        if (woken.isDone()) {
-            watch.cancel(false);
-        }
-        watch.whenComplete((answer, error) -> {
-            if (woken.isDone()) {
-                return;
-            }
-            if (error != null) {
-                if (Failures.unwrap(error) instanceof InvalidRequestException bad) {
-                    woken.completeExceptionally(bad);
-                } else {
-                    woken.complete(null);
-                }
-                return;
-            }
-            Item now = answer.item().orElse(null);
-            if (followRenewals && answer.changed() && now != null && now.createdIndex() == place && !expired(now)) {
-                watch(key, now.index(), place, true, ends, woken, armed);
-                return;
-            }
-            woken.complete(null);
-        });
-    }
-
-    // ---- renew, release
-
-    CompletableFuture<QueueLease> renew(QueueLease lease, Duration duration) {
-        return checked(() -> {
-            requireLease(lease);
-            Duration granted = keeper.granted(duration);
-            Map<String, Object> value = lease.fencingToken() > 0 ? holding(lease.owner(), lease.fencingToken()) : waiting(lease.owner());
-            return keeper.renew(lease.name(), lease.key(), value, lease.currentIndex(), lease.place(), granted,
-                    now -> lostLease(lease.name(), lease.currentIndex(), now), r -> learn(r.item(), granted.toMillis()))
-                    .thenApply(r -> new QueueLease(lease.name(), lease.owner(), lease.key(), r.createdIndex(),
-                            lease.fencingToken(), r.index(), Instant.ofEpochMilli(r.expiresAt()), granted));
-        });
-    }
-
-    CompletableFuture<Void> release(QueueLease lease) {
-        return checked(() -> {
-            requireLease(lease);
-            return client.deleteAsync(lease.key(), lease.currentIndex()).thenCompose(r -> r.successful()
-                    ? CompletableFuture.completedFuture(null)
-                    : lostLease(lease.name(), lease.currentIndex(), r.item()).thenApply(ignored -> null));
-        });
-    }
-
-    /** Extends {@code lease} by its own duration. */
-    CompletableFuture<QueueLease> renew(QueueLease lease) {
-        return checked(() -> {
-            if (lease == null) {
-                throw invalid("no lease given");
-            }
-            return renew(lease, lease.duration());
-        });
-    }
-
-    /**
-     * Renews the entry at {@code index} in {@code name}'s queue, for a holder that kept only the index (a
-     * command line): lists the queue for its entry, then renews at that index, which is the atomic check.
-     */
-    CompletableFuture<QueueLease> renewAt(String name, long index, Duration duration) {
-        return checked(() -> {
-            queuePrefix(name);
-            keeper.granted(duration);
-            requireIndex(name, index);
-            return leaseAt(name, index, duration).thenCompose(found -> renew(found, duration));
-        });
-    }
-
-    /** Releases the entry at {@code index} in {@code name}'s queue, for a holder that kept only the index. */
-    CompletableFuture<Void> releaseAt(String name, long index) {
-        return checked(() -> {
-            queuePrefix(name);
-            requireIndex(name, index);
-            return leaseAt(name, index, null).thenCompose(this::release);
-        });
-    }
-
-    /** The lease of the entry at {@code index} in {@code name}'s queue, for a holder that kept only the index. */
-    CompletableFuture<QueueLease> leaseAt(String name, long index, Duration duration) {
-        return checked(() -> {
-            String queue = queuePrefix(name);
-            requireIndex(name, index);
-            return view(queue).thenApply(v -> {
-                Item entry = entryAt(name, v, index);
-                if (entry == null) {
-                    throw new LeaseLostException(name, index, head(name, v));
-                }
-                return new QueueLease(name, LockHolder.ownerOf(entry), entry.key(), entry.createdIndex(), QueueListing.tokenOf(entry),
-                        entry.index(), Instant.ofEpochMilli(entry.expiresAt()), duration);
-            });
-        });
-    }
-
-    /**
-     * The entry at {@code index}. One log entry can write several (group commit puts a holder's renewal
-     * and another client's join in one entry), and an index alone cannot tell them apart: then the one
-     * this client's owner wrote, and if that is not exactly one, a refusal rather than a guess, which could
-     * release or renew another holder's entry.
-     */
-    private Item entryAt(String name, QueueListing.View v, long index) {
-        List<Item> at = v.entries().stream().filter(e -> e.index() == index).toList();
-        if (at.size() <= 1) {
-            return at.isEmpty() ? null : at.get(0);
-        }
-        List<Item> mine = at.stream().filter(e -> options.owner().equals(LockHolder.ownerOf(e))).toList();
-        if (mine.size() != 1) {
-            throw new InvalidRequestException("index " + index + " names " + at.size() + " entries of " + name
-                    + "'s queue (one log entry wrote them) and " + mine.size() + " of them are owner '" + options.owner()
-                    + "''s: give the lease itself, or act as the owner that took it", null);
-        }
-        return mine.get(0);
-    }
-
-    /** Fails with the {@link LeaseLostException} a refused renew or release of {@code name} at {@code index} owes. */
-    private <T> CompletableFuture<T> lostLease(String name, long index, Item entryNow) {
-        if (entryNow != null) {
-            return CompletableFuture.failedFuture(new LeaseLostException(name, index, QueueListing.holderOf(name, entryNow)));
-        }
-        // The entry is gone: name whoever heads the queue now, if a listing says.
-        return view(queuePrefix(name)).handle((v, error) -> error == null ? head(name, v) : null)
-                .thenCompose(head -> CompletableFuture.failedFuture(new LeaseLostException(name, index, head)));
-    }
-
-    private LockHolder head(String name, QueueListing.View v) {
-        return v.entries().stream().filter(e -> !expired(e)).findFirst().map(e -> QueueListing.holderOf(name, e)).orElse(null);
-    }
-
     // ---- calls and helpers
 
     private CompletableFuture<CompareExchangeResult> put(String key, Map<String, Object> value, long index, Duration lease) {
@@ -684,22 +468,7 @@ final class LeaseQueue {
 
     /** A waiting entry's value. */
     private Map<String, Object> waiting() {
-        return waiting(options.owner());
-    }
-
-    private static Map<String, Object> waiting(String owner) {
-        return Map.of("owner", owner);
-    }
-
-    /** A holding entry's value: at the turn write (token 0: the write's own index will be it), then with its token. */
-    private static Map<String, Object> holding(String owner, long token) {
-        Map<String, Object> value = new LinkedHashMap<>(); // fields in this order, for people reading the item
-        value.put("owner", owner);
-        value.put("holding", true);
-        if (token > 0) {
-            value.put("token", token);
-        }
-        return value;
+        return QueueLeases.waiting(options.owner());
     }
 
     CompletableFuture<Void> giveBack(String key, long index, long place) {
@@ -735,21 +504,6 @@ final class LeaseQueue {
 
     private static CompletableFuture<Optional<QueueLease>> empty() {
         return CompletableFuture.completedFuture(Optional.empty());
-    }
-
-    private void requireLease(QueueLease lease) {
-        if (lease == null) {
-            throw invalid("no lease given");
-        }
-        String queue = queuePrefix(lease.name());
-        requireIndex(lease.name(), lease.currentIndex());
-        if (lease.key() == null || !QueueListing.isEntryKey(queue, lease.key())) {
-            throw invalid("the lease on " + kind + " '" + abbreviate(lease.name()) + "' names no entry of its queue: "
-                    + lease.key());
-        }
-        if (lease.owner() == null || lease.owner().isEmpty()) {
-            throw invalid("the lease on " + kind + " '" + abbreviate(lease.name()) + "' names no owner");
-        }
     }
 
     private void requireIndex(String name, long index) {

@@ -42,6 +42,14 @@ public interface Lock<G extends Grant> {
     /** Frees what the grant holds at once; fails with {@link LeaseLostException} when it was already gone. */
     CompletableFuture<Void> releaseAsync(G grant);
 
+    /**
+     * As {@link #releaseAsync(Grant)}, for a holder that kept only its grant's {@link Grant#currentIndex()}
+     * (a command line, or a process that learned of its grant from {@link #holders()} after an acquire got
+     * no answer). The index is the atomic check: a holder who renewed or took over since is never touched.
+     * Fails with {@link LeaseLostException} when nothing of this lock is at {@code index}.
+     */
+    CompletableFuture<Void> releaseAsync(long index);
+
     /** Who holds the lock now (a linearizable read): none, one, or for a semaphore up to its permits. */
     CompletableFuture<List<LockHolder>> holdersAsync();
 
@@ -59,6 +67,10 @@ public interface Lock<G extends Grant> {
 
     default void release(G grant) {
         RatchetClient.await(releaseAsync(grant));
+    }
+
+    default void release(long index) {
+        RatchetClient.await(releaseAsync(index));
     }
 
     default List<LockHolder> holders() {

@@ -53,7 +53,7 @@ import java.util.function.Supplier;
  * when an acquire, renew or release got no answer (it may have been applied: {@link #holder} shows who
  * holds the lock now); {@link ClusterUnavailableException} when {@link #holder} got no answer.
  */
-public final class Locks {
+public final class Locks extends LockKind<Lease> {
     /** Lock items live under this prefix. */
     public static final String PREFIX = "locks/";
     /** A waiter re-tries at least this often even without news from its watch. */
@@ -73,24 +73,15 @@ public final class Locks {
 
     /** With {@code nanoClock} in place of {@link System#nanoTime()}, for tests that make answers come late. */
     Locks(RatchetClient client, LockOptions options, LongSupplier nanoClock) {
+        super(options);
         this.keeper = new LeaseKeeper(client, options, nanoClock);
         this.client = client;
-    }
-
-    /** The owner id written into every lock this instance acquires. */
-    public String owner() {
-        return keeper.options().owner();
-    }
-
-    public LockOptions options() {
-        return keeper.options();
     }
 
     /** Lock {@code name} as a {@link Lock}: the calls of this class with the name filled in. */
     public Lock<Lease> lock(String name) {
         key(name);
-        return new NamedLock<>(name, owner(), lease -> tryAcquireAsync(name, lease),
-                (lease, wait) -> acquireAsync(name, lease, wait), this::renewAsync, this::releaseAsync,
+        return new NamedLock<>(name, this, lease -> tryAcquireAsync(name, lease), (lease, wait) -> acquireAsync(name, lease, wait),
                 () -> holderAsync(name).thenApply(h -> h.stream().toList()));
     }
 
@@ -212,11 +203,6 @@ public final class Locks {
 
     // ---- renew, release
 
-    /** Extends the lease by its own {@link Lease#duration()}, from the renewal's cluster time. */
-    public CompletableFuture<Lease> renewAsync(Lease lease) {
-        return checked(() -> renewAsync(lease, requireLease(lease).duration()));
-    }
-
     /**
      * Extends the lease to {@code duration} after the renewal's cluster time. Succeeds only while the
      * lock item still has {@link Lease#currentIndex()} and the lease has not run out; the returned lease
@@ -224,6 +210,7 @@ public final class Locks {
      *
      * @throws LeaseLostException (through the future) when the lease ran out, was released or was taken over
      */
+    @Override
     public CompletableFuture<Lease> renewAsync(Lease lease, Duration duration) {
         return checked(() -> {
             String key = key(requireLease(lease).name());
@@ -244,6 +231,7 @@ public final class Locks {
      *
      * @throws LeaseLostException (through the future) when the lock is not at {@code index}, or its lease ran out
      */
+    @Override
     public CompletableFuture<Lease> renewAsync(String name, long index, Duration duration) {
         return checked(() -> {
             String key = key(name);
@@ -267,11 +255,13 @@ public final class Locks {
      *
      * @throws LeaseLostException (through the future) when the lock was swept, released or taken over
      */
+    @Override
     public CompletableFuture<Void> releaseAsync(Lease lease) {
         return checked(() -> releaseAsync(requireLease(lease).name(), lease.currentIndex()));
     }
 
     /** As {@link #releaseAsync(Lease)}, for a holder that kept only the lock's name and index. */
+    @Override
     public CompletableFuture<Void> releaseAsync(String name, long index) {
         return checked(() -> {
             String key = key(name);
@@ -301,26 +291,6 @@ public final class Locks {
 
     public Optional<Lease> acquire(String name, Duration lease, Duration waitTimeout) {
         return RatchetClient.await(acquireAsync(name, lease, waitTimeout));
-    }
-
-    public Lease renew(Lease lease) {
-        return RatchetClient.await(renewAsync(lease));
-    }
-
-    public Lease renew(Lease lease, Duration duration) {
-        return RatchetClient.await(renewAsync(lease, duration));
-    }
-
-    public Lease renew(String name, long index, Duration duration) {
-        return RatchetClient.await(renewAsync(name, index, duration));
-    }
-
-    public void release(Lease lease) {
-        RatchetClient.await(releaseAsync(lease));
-    }
-
-    public void release(String name, long index) {
-        RatchetClient.await(releaseAsync(name, index));
     }
 
     public Optional<LockHolder> holder(String name) {

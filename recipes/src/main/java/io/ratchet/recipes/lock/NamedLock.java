@@ -11,22 +11,19 @@ import java.util.function.Supplier;
 /** A {@link Lock} whose calls are a lock kind's calls with the name filled in. */
 final class NamedLock<G extends Grant> implements Lock<G> {
     private final String name;
-    private final String owner;
+    private final LockKind<G> kind;
     private final Function<Duration, CompletableFuture<Optional<G>>> tryAcquire;
     private final BiFunction<Duration, Duration, CompletableFuture<Optional<G>>> acquire;
-    private final Function<G, CompletableFuture<G>> renew;
-    private final Function<G, CompletableFuture<Void>> release;
     private final Supplier<CompletableFuture<List<LockHolder>>> holders;
 
-    NamedLock(String name, String owner, Function<Duration, CompletableFuture<Optional<G>>> tryAcquire,
-              BiFunction<Duration, Duration, CompletableFuture<Optional<G>>> acquire, Function<G, CompletableFuture<G>> renew,
-              Function<G, CompletableFuture<Void>> release, Supplier<CompletableFuture<List<LockHolder>>> holders) {
+    /** Lock {@code name} of {@code kind}: its acquires and holders as given, its renewals and releases the kind's. */
+    NamedLock(String name, LockKind<G> kind, Function<Duration, CompletableFuture<Optional<G>>> tryAcquire,
+              BiFunction<Duration, Duration, CompletableFuture<Optional<G>>> acquire,
+              Supplier<CompletableFuture<List<LockHolder>>> holders) {
         this.name = name;
-        this.owner = owner;
+        this.kind = kind;
         this.tryAcquire = tryAcquire;
         this.acquire = acquire;
-        this.renew = renew;
-        this.release = release;
         this.holders = holders;
     }
 
@@ -37,7 +34,7 @@ final class NamedLock<G extends Grant> implements Lock<G> {
 
     @Override
     public String owner() {
-        return owner;
+        return kind.owner();
     }
 
     @Override
@@ -52,12 +49,17 @@ final class NamedLock<G extends Grant> implements Lock<G> {
 
     @Override
     public CompletableFuture<G> renewAsync(G grant) {
-        return renew.apply(grant);
+        return kind.renewAsync(grant);
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync(G grant) {
-        return release.apply(grant);
+        return kind.releaseAsync(grant);
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync(long index) {
+        return kind.releaseAsync(name, index);
     }
 
     @Override
@@ -67,6 +69,6 @@ final class NamedLock<G extends Grant> implements Lock<G> {
 
     @Override
     public String toString() {
-        return "Lock[" + name + ", owner=" + owner + "]";
+        return "Lock[" + name + ", owner=" + owner() + "]";
     }
 }

@@ -45,13 +45,11 @@ import java.util.function.LongSupplier;
  * number of permits other than the semaphore's; the rest as {@link FairLocks}
  * ({@link UnknownOutcomeException}, {@link ClusterUnavailableException}, {@link LeaseLostException}).
  */
-public final class Semaphores {
+public final class Semaphores extends QueueLocks {
     /** Semaphore queues live under this prefix: {@code semaphores/<name>/<entry>} and {@code semaphores/<name>/permits}. */
     public static final String PREFIX = "semaphores/";
     /** The most permits a semaphore may have (the first waiter watches every holder). */
     public static final int MAX_PERMITS = 1024;
-
-    private final LeaseQueue queue;
 
     /** Semaphores with {@link LockOptions#defaults()}: a fresh owner id and a one-hour maximum lease. */
     public Semaphores(RatchetClient client) {
@@ -64,16 +62,7 @@ public final class Semaphores {
 
     /** With {@code nanoClock} for {@link System#nanoTime()} and a smaller listing page, for tests. */
     Semaphores(RatchetClient client, LockOptions options, LongSupplier nanoClock, int pageSize) {
-        this.queue = new LeaseQueue(client, options, nanoClock, PREFIX, "semaphore", true, pageSize);
-    }
-
-    /** The owner id written into every entry this instance makes. */
-    public String owner() {
-        return queue.options().owner();
-    }
-
-    public LockOptions options() {
-        return queue.options();
+        super(new LeaseQueue(client, options, nanoClock, PREFIX, "semaphore", true, pageSize));
     }
 
     /**
@@ -83,9 +72,8 @@ public final class Semaphores {
     public Lock<QueueLease> lock(String name, int permits) {
         queue.queuePrefix(name);
         requirePermits(permits);
-        return new NamedLock<>(name, owner(), lease -> tryAcquireAsync(name, permits, lease),
-                (lease, wait) -> acquireAsync(name, permits, lease, wait), this::renewAsync, this::releaseAsync,
-                () -> holdersAsync(name));
+        return new NamedLock<>(name, this, lease -> tryAcquireAsync(name, permits, lease),
+                (lease, wait) -> acquireAsync(name, permits, lease, wait), () -> holdersAsync(name));
     }
 
     /** The item that holds semaphore {@code name}'s number of permits, {@code semaphores/<name>/permits}. */
@@ -114,30 +102,6 @@ public final class Semaphores {
         return LeaseQueue.checked(() -> queue.acquire(name, lease, waitTimeout, requirePermits(permits)));
     }
 
-    /** Extends the lease by its own {@link QueueLease#duration()}; see {@link FairLocks#renewAsync(QueueLease, Duration)}. */
-    public CompletableFuture<QueueLease> renewAsync(QueueLease lease) {
-        return queue.renew(lease);
-    }
-
-    public CompletableFuture<QueueLease> renewAsync(QueueLease lease, Duration duration) {
-        return queue.renew(lease, duration);
-    }
-
-    /** Renews the entry at {@code index}, for a holder that kept only the index. */
-    public CompletableFuture<QueueLease> renewAsync(String name, long index, Duration duration) {
-        return queue.renewAt(name, index, duration);
-    }
-
-    /** Gives the permit back (a delete at the entry's current index); the first waiter's watch fires. */
-    public CompletableFuture<Void> releaseAsync(QueueLease lease) {
-        return queue.release(lease);
-    }
-
-    /** As {@link #releaseAsync(QueueLease)}, for a holder that kept only the semaphore's name and the entry's index. */
-    public CompletableFuture<Void> releaseAsync(String name, long index) {
-        return queue.releaseAt(name, index);
-    }
-
     /** The semaphore's number of permits, as its permits item says; empty when nobody has used it yet. */
     public CompletableFuture<Optional<Integer>> permitsAsync(String name) {
         return queue.permits(name);
@@ -152,11 +116,6 @@ public final class Semaphores {
                 .subList(0, Math.min(entries.size(), permits.orElse(0))).stream().map(QueueEntry::holder).toList());
     }
 
-    /** The whole queue: holders first, then waiters in the order they will be served. */
-    public CompletableFuture<List<QueueEntry>> queueAsync(String name) {
-        return queue.liveEntries(name).thenApply(entries -> entries.stream().map(e -> QueueListing.entryOf(name, e)).toList());
-    }
-
     // ---- blocking twins
 
     public Optional<QueueLease> tryAcquire(String name, int permits, Duration lease) {
@@ -167,36 +126,12 @@ public final class Semaphores {
         return RatchetClient.await(acquireAsync(name, permits, lease, waitTimeout));
     }
 
-    public QueueLease renew(QueueLease lease) {
-        return RatchetClient.await(renewAsync(lease));
-    }
-
-    public QueueLease renew(QueueLease lease, Duration duration) {
-        return RatchetClient.await(renewAsync(lease, duration));
-    }
-
-    public QueueLease renew(String name, long index, Duration duration) {
-        return RatchetClient.await(renewAsync(name, index, duration));
-    }
-
-    public void release(QueueLease lease) {
-        RatchetClient.await(releaseAsync(lease));
-    }
-
-    public void release(String name, long index) {
-        RatchetClient.await(releaseAsync(name, index));
-    }
-
     public Optional<Integer> permits(String name) {
         return RatchetClient.await(permitsAsync(name));
     }
 
     public List<LockHolder> holders(String name) {
         return RatchetClient.await(holdersAsync(name));
-    }
-
-    public List<QueueEntry> queue(String name) {
-        return RatchetClient.await(queueAsync(name));
     }
 
     private static int requirePermits(int permits) {

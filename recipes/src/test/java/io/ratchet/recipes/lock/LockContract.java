@@ -104,6 +104,21 @@ abstract class LockContract<G extends Grant> {
     }
 
     @Test
+    void aHolderThatKeptOnlyTheIndexReleasesByIt() {
+        List<Held<G>> held = fill("holder", LEASE);
+        Held<G> first = held.get(0);
+        LockHolder seen = lock("observer").holders().get(0);
+        G renewed = first.lock().renew(first.grant()); // the index seen is now stale
+
+        assertThrows(LeaseLostException.class, () -> lock(first.grant().owner()).release(seen.index()),
+                "a stale index frees nothing");
+        lock(first.grant().owner()).release(renewed.currentIndex());
+
+        assertEquals(held.subList(1, held.size()).stream().map(h -> h.grant().owner()).toList(),
+                lock("observer").holders().stream().map(LockHolder::owner).toList());
+    }
+
+    @Test
     void anExpiredHoldersLeaseIsTakenOverWithAHigherToken() {
         List<Held<G>> dead = fill("dead", SHORT); // they never renew or release
         cluster.advance(SHORT); // a lease ends the moment cluster time reaches its expiry
