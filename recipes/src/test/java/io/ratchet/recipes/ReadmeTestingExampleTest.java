@@ -1,6 +1,5 @@
 package io.ratchet.recipes;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.RatchetClient;
@@ -23,7 +22,6 @@ class ReadmeTestingExampleTest {
             cluster.dropAnswers(1);                                  // applied, then the answer is lost
             assertTrue(locks.tryAcquire("printer-3", Duration.ofSeconds(30)).orElseThrow().fencingToken()
                     > lease.fencingToken());
-            assertEquals(InProcessCluster.N2, cluster.leader());
         }
     }
 }

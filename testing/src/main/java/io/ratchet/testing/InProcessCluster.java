@@ -4,7 +4,6 @@ import io.ratchet.client.ClientOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.internal.Attempts;
 import io.ratchet.client.internal.GrpcConnector;
-import io.ratchet.client.internal.Transport.Answered;
 import io.ratchet.client.internal.Transport.Outcome;
 import io.ratchet.client.internal.Transport.Refused;
 import io.ratchet.client.internal.Transport.Unanswered;

@@ -133,7 +133,7 @@ public final class Attempts {
         boolean mayHaveApplied;
         String lastWhy = "no attempt made";
 
-        public State(long start, long deadline, Duration perAttempt, boolean adaptive) {
+        State(long start, long deadline, Duration perAttempt, boolean adaptive) {
             this.start = start;
             this.deadline = deadline;
             this.perAttempt = perAttempt;
@@ -260,7 +260,7 @@ public final class Attempts {
         final CompletableFuture<Transport.Outcome> first = new CompletableFuture<>();
         volatile String answeredBy;
 
-        public Hedge(CompletableFuture<Transport.Outcome> call) {
+        Hedge(CompletableFuture<Transport.Outcome> call) {
             call.whenComplete((outcome, e) -> called(outcome));
         }
 
@@ -268,7 +268,7 @@ public final class Attempts {
             first.complete(outcome);
         }
 
-        public synchronized void answer(Transport.Outcome answered, String by) {
+        synchronized void answer(Transport.Outcome answered, String by) {
             if (!first.isDone()) {
                 answeredBy = by;
                 first.complete(answered);

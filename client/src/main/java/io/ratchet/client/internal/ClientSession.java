@@ -2,7 +2,6 @@ package io.ratchet.client.internal;
 
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterUnavailableException;
-import io.ratchet.client.RatchetClient;
 import io.ratchet.client.RatchetException;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.common.Failures;

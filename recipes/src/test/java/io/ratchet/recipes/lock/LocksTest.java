@@ -1,7 +1,6 @@
 package io.ratchet.recipes.lock;
 
 import static io.ratchet.testing.InProcessCluster.N1;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
