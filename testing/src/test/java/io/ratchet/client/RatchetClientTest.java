@@ -8,6 +8,7 @@ import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
 import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +17,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import static io.ratchet.testing.InProcessCluster.N1;
 import static io.ratchet.testing.InProcessCluster.N2;
 import static io.ratchet.testing.InProcessCluster.N3;
@@ -34,19 +35,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The client against {@link InProcessCluster}: the real store behind the client's own connector seam. */
 @Timeout(10)
+@ExtendWith(InProcessClusterExtension.class)
 class RatchetClientTest {
     private InProcessCluster cluster;
     private RatchetClient client;
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
         client = cluster.client(InProcessCluster.options(N1));
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
     }
 
     // ---- cancelling a watch

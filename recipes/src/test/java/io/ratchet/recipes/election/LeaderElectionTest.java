@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ratchet.testing.InProcessCluster;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.recipes.lock.LockOptions;
+import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Leader election against {@link InProcessCluster}: leases judged on its manual clock, so a leader's lease
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * monotonic clock, as it would in production.
  */
 @Timeout(30)
+@ExtendWith(InProcessClusterExtension.class)
 class LeaderElectionTest {
     /** Long enough that no leader renews (a third of it) during a test that does not mean it to. */
     private static final Duration LEASE = Duration.ofSeconds(60);
@@ -34,14 +37,13 @@ class LeaderElectionTest {
     private final List<LeaderElection> candidates = new ArrayList<>();
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
     }
 
     @AfterEach
     void stop() {
         candidates.forEach(LeaderElection::close);
-        cluster.close();
     }
 
     /** A candidate of its own owner, over a client (and so a session) of its own. */

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ratchet.testing.InProcessCluster;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
@@ -17,6 +16,8 @@ import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Rpc;
+import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,10 +30,10 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.function.Executable;
  * wake-up per release" is a number the test reads.
  */
 @Timeout(20)
+@ExtendWith(InProcessClusterExtension.class)
 class FairLocksTest {
     /** Long enough that no waiter's renewal (a third of it, on the real clock) happens during a test. */
     private static final Duration LEASE = Duration.ofSeconds(60);
@@ -53,16 +55,11 @@ class FairLocksTest {
     private FairLocks bob;
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
         client = cluster.client(InProcessCluster.options(N1));
         alice = fair("alice");
         bob = fair("bob");
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
     }
 
     /** A fair-lock instance of its own owner, over a client (and so a session) of its own. */

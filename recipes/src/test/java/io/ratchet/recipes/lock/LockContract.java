@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ratchet.testing.InProcessCluster;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +18,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What every {@link Lock} promises, whatever its kind, against {@link InProcessCluster} (the real store,
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * @param <G> the kind's grant
  */
 @Timeout(20)
+@ExtendWith(InProcessClusterExtension.class)
 abstract class LockContract<G extends Grant> {
     /** Long enough that no waiter's renewal (a third of it, on the real clock) happens during a test. */
     static final Duration LEASE = Duration.ofSeconds(60);
@@ -49,13 +51,8 @@ abstract class LockContract<G extends Grant> {
     }
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
     }
 
     /** The lock for an owner of its own, over a client (and so a session) of its own. */

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ratchet.testing.InProcessCluster;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
@@ -15,6 +14,8 @@ import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Result;
+import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -23,13 +24,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Reservations against {@link InProcessCluster}: the real store, time-to-lives on the manual cluster clock. */
 @Timeout(10)
+@ExtendWith(InProcessClusterExtension.class)
 class ReservationsTest {
     private static final String EMAIL = "emails/ada@example.com";
 
@@ -38,15 +40,10 @@ class ReservationsTest {
     private Reservations reservations;
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
         client = cluster.client(InProcessCluster.options(N1));
         reservations = new Reservations(client);
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
     }
 
     @Test

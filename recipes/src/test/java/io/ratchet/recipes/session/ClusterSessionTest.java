@@ -13,16 +13,18 @@ import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Result;
 import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** What a session sends, and when it refuses to go on; through the client, against {@link InProcessCluster}. */
 @Timeout(30)
+@ExtendWith(InProcessClusterExtension.class)
 class ClusterSessionTest {
     /** Lost answers that make the client give up on a write it delivered: one for each of its attempts. */
     private static final int UNANSWERED = InProcessCluster.options().maxAttempts();
@@ -31,16 +33,11 @@ class ClusterSessionTest {
     private RatchetClient client;
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
         // The leader alone: no call is hedged to another node, and a lost answer is resent to it at once.
         client = cluster.client(InProcessCluster.options(N1));
         client.put("warm-up", 0, 0); // opens the client's session, so the answers dropped below are the saves'
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
     }
 
     private ClusterSession session() {

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.CompareExchangeResult;
-import io.ratchet.testing.InProcessCluster;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.Metrics;
 import io.ratchet.client.RatchetClient;
@@ -18,6 +17,8 @@ import io.ratchet.protocol.Keys;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
+import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link Retry#update} calls of one client on one key combine: against {@link InProcessCluster} (the real
@@ -50,6 +52,7 @@ import org.junit.jupiter.api.Timeout;
  * answer waits) until the other callers are queued, then lets it go.
  */
 @Timeout(30)
+@ExtendWith(InProcessClusterExtension.class)
 class CombinedUpdateTest {
     private static final String KEY = "counters/c";
 
@@ -63,8 +66,8 @@ class CombinedUpdateTest {
     private final CountDownLatch release = new CountDownLatch(1);
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
         client = cluster.client(InProcessCluster.options(N1));
         client.put(KEY, 0, 0); // opens the client's session too
         retry = Retry.of(client).withSleeper(waits::add, () -> new SplittableRandom(7));
@@ -74,7 +77,6 @@ class CombinedUpdateTest {
     void stop() {
         release.countDown();
         pool.shutdownNow();
-        cluster.close();
     }
 
     // ---- escalation

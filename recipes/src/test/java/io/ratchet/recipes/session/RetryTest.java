@@ -18,22 +18,24 @@ import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The retry loop's attempts, waits, escape path and counters; through the client, against
  * {@link InProcessCluster}, without sleeping between attempts.
  */
 @Timeout(30)
+@ExtendWith(InProcessClusterExtension.class)
 class RetryTest {
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(100));
     /** Lost answers that make the client give up on a save it delivered: one for each of its attempts. */
@@ -45,18 +47,13 @@ class RetryTest {
     private Retry retry;
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
         // The leader alone: no call is hedged to another node, and a lost answer is resent to it at once.
         RatchetClient client = cluster.client(InProcessCluster.options(N1));
         client.put("warm-up", 0, 0); // opens the client's session, so every write the hooks see is a save
         retry = new Retry(ClusterAccess.of(client), metrics, SessionOptions.defaults(), BACKOFF, Retry.DEFAULT_RETENTION,
                 () -> new SplittableRandom(7), d -> waits.add(d));
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
     }
 
     /** The unit of work of every test here: add {@code amount} to a counter document. */

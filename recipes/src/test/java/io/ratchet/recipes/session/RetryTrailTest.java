@@ -15,6 +15,7 @@ import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Document;
 import io.ratchet.testing.InProcessCluster;
+import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +24,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Marker;
 import org.slf4j.event.Level;
 import org.slf4j.helpers.LegacyAbstractLogger;
@@ -37,6 +38,7 @@ import org.slf4j.helpers.MessageFormatter;
  * against {@link InProcessCluster}.
  */
 @Timeout(30)
+@ExtendWith(InProcessClusterExtension.class)
 class RetryTrailTest {
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(100));
     private static final String GUARD = Document.guardKey("counters/1");
@@ -51,19 +53,14 @@ class RetryTrailTest {
     private Retry retry;
 
     @BeforeEach
-    void start() {
-        cluster = new InProcessCluster();
+    void start(InProcessCluster cluster) {
+        this.cluster = cluster;
         // The leader alone: no call is hedged to another node, and a lost answer is resent to it at once.
         RatchetClient client = cluster.client(InProcessCluster.options(N1));
         client.put("warm-up", 0, 0); // opens the client's session, so every write the hooks see is a save or a put
         access = ClusterAccess.of(client);
         retry = new Retry(access, metrics, SessionOptions.defaults(), BACKOFF, Retry.DEFAULT_RETENTION,
                 () -> new SplittableRandom(7), d -> waits.add(d)).withListener(events::add);
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
     }
 
     private static void add(ClusterSession session, int amount) {
