@@ -7,11 +7,6 @@ package io.ratchet.client;
  */
 public final class AdminRefusedException extends RatchetException {
     public AdminRefusedException(String message) {
-        super(message, null);
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.ADMIN_REFUSED;
+        super(ErrorCode.ADMIN_REFUSED, message, null);
     }
 }

@@ -6,11 +6,6 @@ package io.ratchet.client;
  */
 public final class AuthenticationException extends RatchetException {
     public AuthenticationException(String message) {
-        super(message, null);
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.UNAUTHENTICATED;
+        super(ErrorCode.UNAUTHENTICATED, message, null);
     }
 }

@@ -9,11 +9,6 @@ package io.ratchet.client;
  */
 public final class ClusterUnavailableException extends RatchetException {
     public ClusterUnavailableException(String message, Throwable cause) {
-        super(message, cause);
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.CLUSTER_UNAVAILABLE;
+        super(ErrorCode.CLUSTER_UNAVAILABLE, message, cause);
     }
 }

@@ -12,9 +12,9 @@ public final class DiskFullException extends RatchetException {
     private final long floorBytes;
 
     public DiskFullException(String node, long freeBytes, long floorBytes) {
-        super("node " + node + " (the leader) has " + freeBytes + " bytes free on the disk that holds its store, under "
-                + "its floor of " + floorBytes + ": writes that add to the state are refused until the disk has room; "
-                + "nothing was written", null);
+        super(ErrorCode.DISK_FULL, "node " + node + " (the leader) has " + freeBytes
+                + " bytes free on the disk that holds its store, under its floor of " + floorBytes
+                + ": writes that add to the state are refused until the disk has room; nothing was written", null);
         this.node = node;
         this.freeBytes = freeBytes;
         this.floorBytes = floorBytes;
@@ -31,10 +31,5 @@ public final class DiskFullException extends RatchetException {
 
     public long floorBytes() {
         return floorBytes;
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.DISK_FULL;
     }
 }

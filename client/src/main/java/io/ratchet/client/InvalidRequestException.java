@@ -6,11 +6,6 @@ package io.ratchet.client;
  */
 public final class InvalidRequestException extends RatchetException {
     public InvalidRequestException(String message, Throwable cause) {
-        super(message, cause);
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.INVALID_REQUEST;
+        super(ErrorCode.INVALID_REQUEST, message, cause);
     }
 }

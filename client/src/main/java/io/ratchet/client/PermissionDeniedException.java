@@ -6,11 +6,6 @@ package io.ratchet.client;
  */
 public final class PermissionDeniedException extends RatchetException {
     public PermissionDeniedException(String message) {
-        super(message, null);
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.PERMISSION_DENIED;
+        super(ErrorCode.PERMISSION_DENIED, message, null);
     }
 }

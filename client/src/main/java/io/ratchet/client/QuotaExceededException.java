@@ -11,8 +11,8 @@ public final class QuotaExceededException extends RatchetException {
     private final long needed;
 
     public QuotaExceededException(long used, long quota, long needed) {
-        super("storage quota exceeded: the state uses " + used + " of " + quota + " bytes and this write needs "
-                + needed + " more; delete items or raise the quota", null);
+        super(ErrorCode.QUOTA_EXCEEDED, "storage quota exceeded: the state uses " + used + " of " + quota
+                + " bytes and this write needs " + needed + " more; delete items or raise the quota", null);
         this.used = used;
         this.quota = quota;
         this.needed = needed;
@@ -30,10 +30,5 @@ public final class QuotaExceededException extends RatchetException {
     /** How much the write would have added. */
     public long needed() {
         return needed;
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.QUOTA_EXCEEDED;
     }
 }

@@ -5,10 +5,15 @@ package io.ratchet.client;
  * {@link #code()} says whether the write certainly did not apply and whether a retry is safe.
  */
 public abstract class RatchetException extends RuntimeException {
-    protected RatchetException(String message, Throwable cause) {
+    private final ErrorCode code;
+
+    protected RatchetException(ErrorCode code, String message, Throwable cause) {
         super(message, cause);
+        this.code = code;
     }
 
     /** What this failure means, the same name and meaning from the command line and the HTTP API. */
-    public abstract ErrorCode code();
+    public final ErrorCode code() {
+        return code;
+    }
 }

@@ -9,11 +9,6 @@ package io.ratchet.client;
  */
 public final class UnknownOutcomeException extends RatchetException {
     public UnknownOutcomeException(String message, Throwable cause) {
-        super(message, cause);
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.UNKNOWN_OUTCOME;
+        super(ErrorCode.UNKNOWN_OUTCOME, message, cause);
     }
 }

@@ -22,7 +22,7 @@ public final class LeaseLostException extends RatchetException {
     }
 
     private LeaseLostException(String message, String name, long index, LockHolder holder) {
-        super(message, null);
+        super(ErrorCode.LEASE_LOST, message, null);
         this.name = name;
         this.index = index;
         this.holder = holder;
@@ -84,10 +84,5 @@ public final class LeaseLostException extends RatchetException {
         }
         return head + "the lock is at index " + holder.index() + ", held by '" + holder.owner() + "' with token "
                 + holder.fencingToken();
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.LEASE_LOST;
     }
 }

@@ -25,7 +25,7 @@ public final class ConcurrencyException extends RatchetException {
     private transient volatile List<RetryEvent> trail = List.of();
 
     public ConcurrencyException(List<Result.Conflict> conflicts) {
-        super(describe(conflicts), null);
+        super(ErrorCode.CONDITION_FAILED, describe(conflicts), null);
         this.conflicts = List.copyOf(conflicts);
     }
 
@@ -64,10 +64,5 @@ public final class ConcurrencyException extends RatchetException {
         return Keys.isGuard(key)
                 ? "document '" + key.substring(Limits.RESERVED_GUARD_PREFIX.length()) + "' (guard " + key + ")"
                 : "'" + key + "'";
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.CONDITION_FAILED;
     }
 }

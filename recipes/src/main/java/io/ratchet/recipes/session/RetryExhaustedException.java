@@ -27,7 +27,7 @@ public final class RetryExhaustedException extends RatchetException {
 
     /** With the loop's trail, ending in its {@link RetryEvent.Exhausted} event. */
     public RetryExhaustedException(String message, int attempts, Throwable cause, List<RetryEvent> trail) {
-        super(message, cause);
+        super(ErrorCode.RETRY_EXHAUSTED, message, cause);
         this.attempts = attempts;
         this.trail = List.copyOf(trail);
     }
@@ -40,10 +40,5 @@ public final class RetryExhaustedException extends RatchetException {
     /** The loop's events in order, the last one its {@link RetryEvent.Exhausted}; immutable (empty when not given). */
     public List<RetryEvent> trail() {
         return trail == null ? List.of() : trail;
-    }
-
-    @Override
-    public ErrorCode code() {
-        return ErrorCode.RETRY_EXHAUSTED;
     }
 }
