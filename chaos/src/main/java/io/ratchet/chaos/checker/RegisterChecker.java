@@ -10,7 +10,6 @@ import io.ratchet.chaos.history.Operation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -49,12 +48,8 @@ public final class RegisterChecker implements Checker {
 
     @Override
     public CheckResult checkOperations(List<Operation> operations) {
-        Map<String, List<Operation>> byKey = new TreeMap<>();
-        for (Operation op : operations) {
-            if (!op.failed() && op.key() != null && OPERATIONS.contains(op.f())) {
-                byKey.computeIfAbsent(op.key().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(op);
-            }
-        }
+        Map<String, List<Operation>> byKey =
+                Operation.byKey(operations, op -> !op.failed() && OPERATIONS.contains(op.f()));
         List<Anomaly> anomalies = new ArrayList<>();
         Map<String, List<Entry<Call>>> objects = new TreeMap<>();
         int unknown = 0;

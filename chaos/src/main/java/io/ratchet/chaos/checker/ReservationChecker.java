@@ -41,12 +41,8 @@ public final class ReservationChecker implements Checker {
     @Override
     public CheckResult checkOperations(List<Operation> operations) {
         Map<String, Holder> finalState = finalState(operations);
-        Map<String, List<Operation>> byKey = new TreeMap<>();
-        for (Operation op : operations) {
-            if ("reserve".equals(op.f()) && !op.failed()) {
-                byKey.computeIfAbsent(normal(op.key()), k -> new ArrayList<>()).add(op);
-            }
-        }
+        Map<String, List<Operation>> byKey =
+                Operation.byKey(operations, op -> "reserve".equals(op.f()) && !op.failed());
         List<Anomaly> anomalies = new ArrayList<>();
         int acknowledged = 0;
         for (Map.Entry<String, List<Operation>> e : byKey.entrySet()) {

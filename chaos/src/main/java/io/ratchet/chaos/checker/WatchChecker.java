@@ -6,9 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Checks the watch workload: a watch whose window covers a change sees it, its answer agrees with
@@ -59,12 +57,8 @@ public final class WatchChecker implements Checker {
 
     @Override
     public CheckResult checkOperations(List<Operation> operations) {
-        Map<String, List<Operation>> byKey = new TreeMap<>();
-        for (Operation op : operations) {
-            if (op.key() != null && List.of("put", "read", "watch").contains(op.f())) {
-                byKey.computeIfAbsent(op.key().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(op);
-            }
-        }
+        Map<String, List<Operation>> byKey =
+                Operation.byKey(operations, op -> List.of("put", "read", "watch").contains(op.f()));
         List<Anomaly> anomalies = new ArrayList<>();
         Counts counts = new Counts();
         for (Map.Entry<String, List<Operation>> e : byKey.entrySet()) {

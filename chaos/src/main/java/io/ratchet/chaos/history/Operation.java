@@ -3,7 +3,11 @@ package io.ratchet.chaos.history;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * An invocation with its completion. The completion is null when none was recorded (the run ended, or
@@ -50,6 +54,20 @@ public record Operation(Op invoke, Op completion) {
 
     public String describe() {
         return completion == null ? invoke.describe() + " (never completed)" : completion.describe();
+    }
+
+    /**
+     * The operations {@code which} picks that name a key, grouped by key with case folded (keys are
+     * case-insensitive), keys in order and each key's operations in the order given.
+     */
+    public static SortedMap<String, List<Operation>> byKey(List<Operation> operations, Predicate<Operation> which) {
+        SortedMap<String, List<Operation>> byKey = new TreeMap<>();
+        for (Operation op : operations) {
+            if (op.key() != null && which.test(op)) {
+                byKey.computeIfAbsent(op.key().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(op);
+            }
+        }
+        return byKey;
     }
 
     /**

@@ -131,54 +131,52 @@ public final class MembershipNemesis implements Nemesis {
     }
 
     private Optional<Fault> grow(ClusterAdmin admin, SettledConfiguration view, Random random) throws IOException, FaultRefused {
-        Optional<NodeProcess> claimed = claimOne(spares(view), random);
-        if (claimed.isEmpty()) {
-            return Optional.empty();
-        }
-        NodeProcess node = claimed.get();
-        try {
+        return onOneClaimed(spares(view), random, node -> {
             SettledConfiguration after = join(admin, node);
-            return Optional.of(Fault.lasting("grow", "grew: added " + node.id() + " on empty storage; " + after));
-        } finally {
-            node.release();
-        }
+            return Fault.lasting("grow", "grew: added " + node.id() + " on empty storage; " + after);
+        });
     }
 
     private Optional<Fault> shrink(ClusterAdmin admin, SettledConfiguration view, Random random) throws IOException, FaultRefused {
-        Optional<NodeProcess> claimed = claimOne(removable(view), random);
-        if (claimed.isEmpty()) {
-            return Optional.empty();
-        }
-        NodeProcess node = claimed.get();
-        try {
+        return onOneClaimed(removable(view), random, node -> {
             String who = view.describe(node.id());
             SettledConfiguration after = leave(admin, node);
-            return Optional.of(Fault.lasting("shrink", "shrank: removed " + who + ", stopped it, deleted its storage; " + after));
-        } finally {
-            node.release();
-        }
+            return Fault.lasting("shrink", "shrank: removed " + who + ", stopped it, deleted its storage; " + after);
+        });
     }
 
     private Optional<Fault> replace(ClusterAdmin admin, SettledConfiguration view, Random random) throws IOException, FaultRefused {
-        Optional<NodeProcess> claimed = claimOne(removable(view), random);
-        if (claimed.isEmpty()) {
-            return Optional.empty();
-        }
-        NodeProcess node = claimed.get();
-        try {
+        return onOneClaimed(removable(view), random, node -> {
             String who = view.describe(node.id());
             leave(admin, node);
             try {
                 SettledConfiguration after = join(admin, node);
-                return Optional.of(Fault.lasting("replace", "replaced " + who + ": removed, storage deleted, added back "
-                        + "on empty storage; " + after));
+                return Fault.lasting("replace", "replaced " + who + ": removed, storage deleted, added back "
+                        + "on empty storage; " + after);
             } catch (FaultRefused e) {
                 // The removal stands: a change happened, though not the whole replacement.
-                return Optional.of(Fault.lasting("replace", "removed " + who + " and deleted its storage; adding it back "
-                        + "did not happen (" + e.getMessage() + ")"));
+                return Fault.lasting("replace", "removed " + who + " and deleted its storage; adding it back "
+                        + "did not happen (" + e.getMessage() + ")");
             }
+        });
+    }
+
+    /** A change made to one node of the candidates, which is claimed (kept from other nemeses) while it runs. */
+    private interface NodeChange {
+        Fault on(NodeProcess node) throws IOException, FaultRefused;
+    }
+
+    /** Claims one of {@code candidates} at random and makes {@code change} to it; empty when none is free. */
+    private static Optional<Fault> onOneClaimed(List<NodeProcess> candidates, Random random, NodeChange change)
+            throws IOException, FaultRefused {
+        Optional<NodeProcess> claimed = claimOne(candidates, random);
+        if (claimed.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(change.on(claimed.get()));
         } finally {
-            node.release();
+            claimed.get().release();
         }
     }
 

@@ -7,7 +7,6 @@ import io.ratchet.chaos.checker.Checker;
 import io.ratchet.chaos.history.History;
 import io.ratchet.client.RatchetClient;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -20,7 +19,7 @@ import java.util.function.Function;
  */
 public final class BankWorkload implements Workload {
     public static final String UNAVAILABLE = "bank needs cluster transactions (issue 4)";
-    public static final String PREFIX = "bank/";
+    public static final String PREFIX = BankChecker.WORKLOAD + "/";
     private static final int ACCOUNTS = 5;
     private static final long OPENING_BALANCE = 100;
 
@@ -44,11 +43,6 @@ public final class BankWorkload implements Workload {
     @Override
     public String name() {
         return BankChecker.WORKLOAD;
-    }
-
-    @Override
-    public List<String> keyPrefixes() {
-        return List.of(PREFIX);
     }
 
     @Override

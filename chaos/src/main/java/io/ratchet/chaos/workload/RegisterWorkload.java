@@ -28,7 +28,7 @@ import java.util.stream.IntStream;
  * is often stale: that is what makes a lost update visible.
  */
 public final class RegisterWorkload implements Workload {
-    public static final String PREFIX = "register/";
+    public static final String PREFIX = RegisterChecker.WORKLOAD + "/";
 
     private final List<String> keys;
     private final Function<RatchetClient, RegisterClient> connect;
@@ -49,11 +49,6 @@ public final class RegisterWorkload implements Workload {
     @Override
     public String name() {
         return RegisterChecker.WORKLOAD;
-    }
-
-    @Override
-    public List<String> keyPrefixes() {
-        return List.of(PREFIX);
     }
 
     @Override

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link ReservationChecker} decides.
  */
 public final class ReservationsWorkload implements Workload {
-    public static final String PREFIX = "reservations/";
+    public static final String PREFIX = ReservationChecker.WORKLOAD + "/";
     /** The largest page the cluster serves; the final read pages through the prefix with it. */
     static final int PAGE = Limits.MAX_PAGE_SIZE;
     /** Attempts before the window of contended keys moves one key along; with a window 3 wide, each key gets about this many. */
@@ -29,11 +29,6 @@ public final class ReservationsWorkload implements Workload {
     @Override
     public String name() {
         return ReservationChecker.WORKLOAD;
-    }
-
-    @Override
-    public List<String> keyPrefixes() {
-        return List.of(PREFIX);
     }
 
     @Override

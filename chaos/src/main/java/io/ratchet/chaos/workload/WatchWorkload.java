@@ -30,7 +30,7 @@ import java.util.stream.IntStream;
  * often time out.
  */
 public final class WatchWorkload implements Workload {
-    public static final String PREFIX = "watch/";
+    public static final String PREFIX = WatchChecker.WORKLOAD + "/";
     /** How often each key is written, relative to the others: hot, warm, cold. */
     private static final int[] WRITE_WEIGHTS = {6, 3, 1};
     private static final int MIN_TIMEOUT_MILLIS = 1_000;
@@ -46,11 +46,6 @@ public final class WatchWorkload implements Workload {
     @Override
     public String name() {
         return WatchChecker.WORKLOAD;
-    }
-
-    @Override
-    public List<String> keyPrefixes() {
-        return List.of(PREFIX);
     }
 
     @Override

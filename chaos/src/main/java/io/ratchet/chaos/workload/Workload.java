@@ -15,9 +15,12 @@ public interface Workload {
     /**
      * Every key prefix this workload's operations touch (setup, workers and final reads), and no other:
      * with authentication on, the workload runs as a user whose role may write these and nothing else, so
-     * an operation outside them is refused and the run says so.
+     * an operation outside them is refused and the run says so. By default the one prefix its name and a
+     * slash make: a workload's keys live under its name.
      */
-    List<String> keyPrefixes();
+    default List<String> keyPrefixes() {
+        return List.of(name() + "/");
+    }
 
     /** Why this workload cannot run against the cluster as it is today, or empty when it can. */
     default Optional<String> unavailableReason() {
