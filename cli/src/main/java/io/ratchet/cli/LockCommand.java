@@ -8,6 +8,7 @@ import io.ratchet.recipes.lock.Grant;
 import io.ratchet.recipes.lock.LeaseLostException;
 import io.ratchet.recipes.lock.Lock;
 import io.ratchet.recipes.lock.LockHolder;
+import io.ratchet.recipes.lock.LockKind;
 import io.ratchet.recipes.lock.LockOptions;
 import io.ratchet.recipes.lock.Locks;
 import java.time.Duration;
@@ -39,27 +40,15 @@ final class LockCommand implements Runnable {
             "Take lock NAME for --lease if it is free at cluster time, waiting up to --wait for it.",
             "Prints the owner, fencing token, index and expiry; exit 1 with the holder when it stays held.",
             "With --fair, waits in the lock's queue and is served in the order of arrival."})
-    static final class Acquire extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "NAME")
-        String name;
-        @Option(names = "--lease", required = true, description = "how long the lock is held unless renewed, e.g. 30s (at most "
-                + LockOptions.DEFAULT_MAX_LEASE_MINUTES + " min)")
-        String lease;
-        @Option(names = "--wait", defaultValue = "0s", description = "how long to wait while it is held (default ${DEFAULT-VALUE}: one try)")
-        String wait;
-        @Option(names = "--owner", description = "the owner id to record (default: host/pid/random)")
-        String owner;
+    static final class Acquire extends AcquireGrant {
         @Option(names = "--fair", description = "a fair lock: take a place in its queue and be served in turn, "
                 + "first come, first served; no other waiter is woken meanwhile (renew and release it with --fair)")
         boolean fair;
 
         @Override
         int run(RatchetClient c) {
-            LockOptions options = owner == null ? LockOptions.defaults() : LockOptions.defaults().withOwner(owner);
-            Duration leaseTime = Durations.parse(lease);
-            Duration waitTime = Durations.parse(wait);
-            Lock<?> lock = fair ? new FairLocks(c, options).lock(name) : new Locks(c, options).lock(name);
-            Optional<? extends Grant> granted = acquire(lock, leaseTime, waitTime);
+            Lock<?> lock = fair ? new FairLocks(c, options()).lock(name) : new Locks(c, options()).lock(name);
+            Optional<? extends Grant> granted = acquire(lock);
             if (granted.isPresent()) {
                 print(grant("acquired", granted.get()));
                 return ExitCode.DONE;
@@ -70,59 +59,105 @@ final class LockCommand implements Runnable {
     }
 
     @Command(name = "renew", description = "Extend the lease that lock NAME has at --index by --lease; exit 1 when it was lost.")
-    static final class Renew extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "NAME")
-        String name;
-        @Option(names = "--index", required = true, description = "the lock's current index, as acquire or the last renew printed")
-        long index;
-        @Option(names = "--lease", required = true, description = "the new lease from now (cluster time), e.g. 30s")
-        String lease;
+    static final class Renew extends RenewGrant {
         @Option(names = "--fair", description = "the lock is a fair lock (acquired with --fair)")
         boolean fair;
 
         @Override
-        int run(RatchetClient c) {
-            try {
-                Duration duration = Durations.parse(lease);
-                print(grant("renewed", fair ? new FairLocks(c).renew(name, index, duration)
-                        : new Locks(c).renew(name, index, duration)));
-                return ExitCode.DONE;
-            } catch (LeaseLostException e) {
-                print(refused("renewed", name, e.holder()));
-                return ExitCode.CONDITION_FAILED;
-            }
+        LockKind<?> kind(RatchetClient c) {
+            return fair ? new FairLocks(c) : new Locks(c);
         }
     }
 
     @Command(name = "release", description = "Free lock NAME if it is still at --index; exit 1 when it was lost.")
-    static final class Release extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "NAME")
-        String name;
-        @Option(names = "--index", required = true, description = "the lock's current index")
-        long index;
+    static final class Release extends ReleaseGrant {
         @Option(names = "--fair", description = "the lock is a fair lock (acquired with --fair)")
         boolean fair;
 
         @Override
+        LockKind<?> kind(RatchetClient c) {
+            return fair ? new FairLocks(c) : new Locks(c);
+        }
+    }
+
+    /** {@code renew} or {@code release} of the grant at {@code NAME --index}, for every kind of lock. */
+    abstract static class AtIndex extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--index", required = true, description = "the grant's current index, as acquire or the last renew printed")
+        long index;
+
+        /** The kind of lock the subcommand is for. */
+        abstract LockKind<?> kind(RatchetClient c);
+
+        /** Renews or releases; what it prints when that went through. */
+        abstract ObjectNode act(LockKind<?> kind);
+
+        /** What was done, as the output names it: {@code renewed} or {@code released}. */
+        abstract String verb();
+
+        @Override
         int run(RatchetClient c) {
             try {
-                if (fair) {
-                    new FairLocks(c).release(name, index);
-                } else {
-                    new Locks(c).release(name, index);
-                }
-                print(released(name));
+                print(act(kind(c)));
                 return ExitCode.DONE;
             } catch (LeaseLostException e) {
-                print(refused("released", name, e.holder()));
+                print(refused(verb(), name, e.holder()));
                 return ExitCode.CONDITION_FAILED;
             }
         }
     }
 
-    /** One try when {@code wait} is zero, else a wait of up to {@code wait}: what every acquire command does. */
-    static <G extends Grant> Optional<G> acquire(Lock<G> lock, Duration lease, Duration wait) {
-        return wait.isZero() ? lock.tryAcquire(lease) : lock.acquire(lease, wait);
+    abstract static class RenewGrant extends AtIndex {
+        @Option(names = "--lease", required = true, description = "the new lease from now (cluster time), e.g. 30s")
+        String lease;
+
+        @Override
+        ObjectNode act(LockKind<?> kind) {
+            return grant(verb(), kind.renew(name, index, Durations.parse(lease)));
+        }
+
+        @Override
+        String verb() {
+            return "renewed";
+        }
+    }
+
+    abstract static class ReleaseGrant extends AtIndex {
+        @Override
+        ObjectNode act(LockKind<?> kind) {
+            kind.release(name, index);
+            return released(name);
+        }
+
+        @Override
+        String verb() {
+            return "released";
+        }
+    }
+
+    /** {@code acquire NAME --lease --wait --owner}, for every kind of lock: a subcommand makes the lock. */
+    abstract static class AcquireGrant extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+        @Option(names = "--lease", required = true, description = "how long the grant is held unless renewed, e.g. 30s (at most "
+                + LockOptions.DEFAULT_MAX_LEASE_MINUTES + " min)")
+        String lease;
+        @Option(names = "--wait", defaultValue = "0s", description = "how long to wait for it (default ${DEFAULT-VALUE}: one try)")
+        String wait;
+        @Option(names = "--owner", description = "the owner id to record (default: host/pid/random)")
+        String owner;
+
+        LockOptions options() {
+            return owner == null ? LockOptions.defaults() : LockOptions.defaults().withOwner(owner);
+        }
+
+        /** One try when {@code --wait} is zero, else a wait of up to it. */
+        <G extends Grant> Optional<G> acquire(Lock<G> lock) {
+            Duration leaseTime = Durations.parse(lease);
+            Duration waitTime = Durations.parse(wait);
+            return waitTime.isZero() ? lock.tryAcquire(leaseTime) : lock.acquire(leaseTime, waitTime);
+        }
     }
 
     /** What a grant that went through prints, for any kind of lock. */

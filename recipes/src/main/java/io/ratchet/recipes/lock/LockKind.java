@@ -9,11 +9,11 @@ import java.util.concurrent.CompletableFuture;
  * has a grant: renew it, release it, given the grant or (for a holder that kept only the index: a command
  * line, a process that restarted) the lock's name and the grant's current index; and the blocking twin of
  * each. A kind says how one renewal and one release are made; the rules they follow are
- * {@link LeaseKeeper}'s.
+ * {@link LeaseKeeper}'s. Only this package's kinds extend it (its constructor is not public).
  *
  * @param <G> the kind's grant
  */
-abstract class LockKind<G extends Grant> {
+public abstract class LockKind<G extends Grant> {
     private final LockOptions options;
 
     LockKind(LockOptions options) {
