@@ -9,18 +9,10 @@ import io.ratchet.statemachine.ApplyWithWatches;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The apply path of one node with {@code watches} watches parked, none of them on the key written: decode
@@ -29,13 +21,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * parked watches are on existing keys at their current index, so none fires: what they cost is the
  * difference between {@code watches=0} and the others.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class WatchedApplyBenchmark {
+public class WatchedApplyBenchmark extends Microbenchmark {
     /** Outlasts any run, so no parked watch times out during the measurement. */
     private static final long PARKED_MILLIS = TimeUnit.DAYS.toMillis(1);
 
