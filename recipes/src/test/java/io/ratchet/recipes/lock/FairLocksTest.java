@@ -16,8 +16,8 @@ import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Rpc;
+import io.ratchet.recipes.OnInProcessCluster;
 import io.ratchet.testing.InProcessCluster;
-import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,7 +33,6 @@ import java.util.function.Function;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -42,22 +41,17 @@ import org.junit.jupiter.api.function.Executable;
  * wake-up per release" is a number the test reads.
  */
 @Timeout(20)
-@ExtendWith(InProcessClusterExtension.class)
-class FairLocksTest {
+class FairLocksTest extends OnInProcessCluster {
     /** Long enough that no waiter's renewal (a third of it, on the real clock) happens during a test. */
     private static final Duration LEASE = Duration.ofSeconds(60);
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static final String QUEUE = "fair-locks/job/";
 
-    private InProcessCluster cluster;
-    private RatchetClient client;
     private FairLocks alice;
     private FairLocks bob;
 
     @BeforeEach
-    void start(InProcessCluster cluster) {
-        this.cluster = cluster;
-        client = cluster.client(InProcessCluster.options(N1));
+    void start() {
         alice = fair("alice");
         bob = fair("bob");
     }

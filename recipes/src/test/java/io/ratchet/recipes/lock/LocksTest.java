@@ -7,12 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.InvalidRequestException;
-import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Item;
+import io.ratchet.recipes.OnInProcessCluster;
 import io.ratchet.testing.InProcessCluster;
-import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -22,7 +21,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -30,20 +28,15 @@ import org.junit.jupiter.api.function.Executable;
  * manual clock, so expiry is tested by advancing that clock rather than by sleeping.
  */
 @Timeout(10)
-@ExtendWith(InProcessClusterExtension.class)
-class LocksTest {
+class LocksTest extends OnInProcessCluster {
     private static final Duration LEASE = Duration.ofSeconds(10);
     private static final String KEY = "locks/job";
 
-    private InProcessCluster cluster;
-    private RatchetClient client;
     private Locks alice;
     private Locks bob;
 
     @BeforeEach
-    void start(InProcessCluster cluster) {
-        this.cluster = cluster;
-        client = cluster.client(InProcessCluster.options(N1));
+    void start() {
         alice = new Locks(client, new LockOptions("alice", Duration.ofMinutes(1)));
         bob = new Locks(cluster.client(InProcessCluster.options(N1)), new LockOptions("bob", Duration.ofMinutes(1)));
     }

@@ -8,13 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.InvalidRequestException;
-import io.ratchet.client.RatchetClient;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Rpc;
+import io.ratchet.recipes.OnInProcessCluster;
 import io.ratchet.testing.InProcessCluster;
-import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,27 +21,15 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The leased counting semaphore against {@link InProcessCluster}: bound, order, wake-ups, agreement on N. */
 @Timeout(20)
-@ExtendWith(InProcessClusterExtension.class)
-class SemaphoresTest {
+class SemaphoresTest extends OnInProcessCluster {
     private static final Duration LEASE = Duration.ofSeconds(60);
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static final String QUEUE = "semaphores/pool/";
-
-    private InProcessCluster cluster;
-    private RatchetClient client;
-
-    @BeforeEach
-    void start(InProcessCluster cluster) {
-        this.cluster = cluster;
-        client = cluster.client(InProcessCluster.options(N1));
-    }
 
     private Semaphores sem(String owner) {
         return new Semaphores(cluster.client(InProcessCluster.options(N1)), new LockOptions(owner, Duration.ofMinutes(5)));

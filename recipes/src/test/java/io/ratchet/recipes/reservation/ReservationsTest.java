@@ -1,6 +1,5 @@
 package io.ratchet.recipes.reservation;
 
-import static io.ratchet.testing.InProcessCluster.N1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -8,14 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.InvalidRequestException;
-import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Result;
+import io.ratchet.recipes.OnInProcessCluster;
 import io.ratchet.testing.InProcessCluster;
-import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -27,22 +25,16 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Reservations against {@link InProcessCluster}: the real store, time-to-lives on the manual cluster clock. */
 @Timeout(10)
-@ExtendWith(InProcessClusterExtension.class)
-class ReservationsTest {
+class ReservationsTest extends OnInProcessCluster {
     private static final String EMAIL = "emails/ada@example.com";
 
-    private InProcessCluster cluster;
-    private RatchetClient client;
     private Reservations reservations;
 
     @BeforeEach
-    void start(InProcessCluster cluster) {
-        this.cluster = cluster;
-        client = cluster.client(InProcessCluster.options(N1));
+    void start() {
         reservations = new Reservations(client);
     }
 

@@ -1,6 +1,5 @@
 package io.ratchet.recipes.session;
 
-import static io.ratchet.testing.InProcessCluster.N1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,35 +7,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.InvalidRequestException;
-import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Result;
+import io.ratchet.recipes.OnInProcessCluster;
 import io.ratchet.testing.InProcessCluster;
-import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** What a session sends, and when it refuses to go on; through the client, against {@link InProcessCluster}. */
 @Timeout(30)
-@ExtendWith(InProcessClusterExtension.class)
-class ClusterSessionTest {
+class ClusterSessionTest extends OnInProcessCluster {
     /** Lost answers that make the client give up on a write it delivered: one for each of its attempts. */
     private static final int UNANSWERED = InProcessCluster.options().maxAttempts();
 
-    private InProcessCluster cluster;
-    private RatchetClient client;
-
     @BeforeEach
-    void start(InProcessCluster cluster) {
-        this.cluster = cluster;
-        // The leader alone: no call is hedged to another node, and a lost answer is resent to it at once.
-        client = cluster.client(InProcessCluster.options(N1));
+    void start() {
         client.put("warm-up", 0, 0); // opens the client's session, so the answers dropped below are the saves'
     }
 

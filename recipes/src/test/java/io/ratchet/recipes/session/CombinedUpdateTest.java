@@ -17,8 +17,8 @@ import io.ratchet.protocol.Keys;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
+import io.ratchet.recipes.OnInProcessCluster;
 import io.ratchet.testing.InProcessCluster;
-import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +43,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link Retry#update} calls of one client on one key combine: against {@link InProcessCluster} (the real
@@ -52,12 +51,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * answer waits) until the other callers are queued, then lets it go.
  */
 @Timeout(30)
-@ExtendWith(InProcessClusterExtension.class)
-class CombinedUpdateTest {
+class CombinedUpdateTest extends OnInProcessCluster {
     private static final String KEY = "counters/c";
 
-    private InProcessCluster cluster;
-    private RatchetClient client;
     private final List<Duration> waits = new CopyOnWriteArrayList<>();
     /** Never sleeps: records the waits. */
     private Retry retry;
@@ -66,9 +62,7 @@ class CombinedUpdateTest {
     private final CountDownLatch release = new CountDownLatch(1);
 
     @BeforeEach
-    void start(InProcessCluster cluster) {
-        this.cluster = cluster;
-        client = cluster.client(InProcessCluster.options(N1));
+    void start() {
         client.put(KEY, 0, 0); // opens the client's session too
         retry = Retry.of(client).withSleeper(waits::add, () -> new SplittableRandom(7));
     }

@@ -1,6 +1,5 @@
 package io.ratchet.recipes.session;
 
-import static io.ratchet.testing.InProcessCluster.N1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,13 +11,12 @@ import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.Metrics;
-import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
+import io.ratchet.recipes.OnInProcessCluster;
 import io.ratchet.testing.InProcessCluster;
-import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,29 +26,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The retry loop's attempts, waits, escape path and counters; through the client, against
  * {@link InProcessCluster}, without sleeping between attempts.
  */
 @Timeout(30)
-@ExtendWith(InProcessClusterExtension.class)
-class RetryTest {
+class RetryTest extends OnInProcessCluster {
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(100));
     /** Lost answers that make the client give up on a save it delivered: one for each of its attempts. */
     private static final int UNANSWERED = InProcessCluster.options().maxAttempts();
 
-    private InProcessCluster cluster;
     private final Metrics metrics = new Metrics();
     private final List<Duration> waits = new ArrayList<>();
     private Retry retry;
 
     @BeforeEach
-    void start(InProcessCluster cluster) {
-        this.cluster = cluster;
-        // The leader alone: no call is hedged to another node, and a lost answer is resent to it at once.
-        RatchetClient client = cluster.client(InProcessCluster.options(N1));
+    void start() {
         client.put("warm-up", 0, 0); // opens the client's session, so every write the hooks see is a save
         retry = new Retry(ClusterAccess.of(client), metrics, SessionOptions.defaults(), BACKOFF, Retry.DEFAULT_RETENTION,
                 () -> new SplittableRandom(7), d -> waits.add(d));

@@ -1,6 +1,5 @@
 package io.ratchet.recipes.session;
 
-import static io.ratchet.testing.InProcessCluster.N1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,11 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.Metrics;
-import io.ratchet.client.RatchetClient;
 import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Document;
+import io.ratchet.recipes.OnInProcessCluster;
 import io.ratchet.testing.InProcessCluster;
-import io.ratchet.testing.InProcessClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +25,6 @@ import java.util.function.LongSupplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Marker;
 import org.slf4j.event.Level;
 import org.slf4j.helpers.LegacyAbstractLogger;
@@ -38,14 +35,12 @@ import org.slf4j.helpers.MessageFormatter;
  * against {@link InProcessCluster}.
  */
 @Timeout(30)
-@ExtendWith(InProcessClusterExtension.class)
-class RetryTrailTest {
+class RetryTrailTest extends OnInProcessCluster {
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(100));
     private static final String GUARD = Document.guardKey("counters/1");
     /** Lost answers that make the client give up on a save it delivered: one for each of its attempts. */
     private static final int UNANSWERED = InProcessCluster.options().maxAttempts();
 
-    private InProcessCluster cluster;
     private ClusterAccess access;
     private final Metrics metrics = new Metrics();
     private final List<Duration> waits = new ArrayList<>();
@@ -53,10 +48,7 @@ class RetryTrailTest {
     private Retry retry;
 
     @BeforeEach
-    void start(InProcessCluster cluster) {
-        this.cluster = cluster;
-        // The leader alone: no call is hedged to another node, and a lost answer is resent to it at once.
-        RatchetClient client = cluster.client(InProcessCluster.options(N1));
+    void start() {
         client.put("warm-up", 0, 0); // opens the client's session, so every write the hooks see is a save or a put
         access = ClusterAccess.of(client);
         retry = new Retry(access, metrics, SessionOptions.defaults(), BACKOFF, Retry.DEFAULT_RETENTION,
