@@ -166,8 +166,12 @@ public final class ClusterAdmin implements AutoCloseable {
             known.stream().filter(a -> !addresses.contains(a)).forEach(addresses::add);
             String address = next != null ? next : addresses.get(attempt % addresses.size());
             next = null;
-            if (attempt > 0 && attempt % addresses.size() == 0) {
-                pause(attempt / addresses.size());
+            if (attempt > 0 && attempt % addresses.size() == 0 && !pause(attempt / addresses.size())) {
+                Thread.currentThread().interrupt();
+                // As at the deadline below: a send that got no answer may have reached a leader that made it.
+                throw sentUnanswered ? new UnknownOutcomeException("interrupted, and an earlier attempt got no answer "
+                        + "and may have made the change: read 'members list'", null)
+                        : new ClusterUnavailableException("interrupted before any node took the change", null);
             }
             JsonNode answer;
             try {
@@ -211,13 +215,16 @@ public final class ClusterAdmin implements AutoCloseable {
                 + " s; " + last, null);
     }
 
-    /** After {@code rounds} rounds without a leader: jittered, growing to about an election. */
-    private static void pause(int rounds) {
+    /**
+     * After {@code rounds} rounds without a leader: jittered, growing to about an election. False when the
+     * thread was interrupted (its flag is then clear; the caller sets it again).
+     */
+    private static boolean pause(int rounds) {
         try {
             Thread.sleep(ELECTION_BACKOFF.delay(rounds, ThreadLocalRandom.current()).toMillis());
+            return true;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ClusterUnavailableException("interrupted", e);
+            return false;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.ratchet.client;
 
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,7 +16,9 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.thirdparty.io.grpc.Server;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
@@ -99,6 +102,38 @@ class ClusterAdminOutcomeTest {
                 .withTimeouts(Duration.ofSeconds(2), 3, Duration.ofSeconds(10)))) {
             UnknownOutcomeException e = assertThrows(UnknownOutcomeException.class, () -> admin.addMember("n4", "127.0.0.1:1"));
             assertTrue(e.getMessage().contains("may have made the change"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anInterruptAfterAnUnansweredSendIsAnUnknownOutcomeNotAnUnavailableCluster() throws Exception {
+        // The only node takes the call and never answers: the interrupt ends the wait for it, and the change
+        // may still be made, so the caller must not be told that no node took it.
+        Semaphore arrived = new Semaphore(0);
+        hanging = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .addService(ServerServiceDefinition.builder(AdminRpc.SERVICE)
+                        .addMethod(AdminRpc.CALL, ServerCalls.asyncUnaryCall((request, answer) -> arrived.release()))
+                        .build())
+                .build().start();
+        try (ClusterAdmin admin = ClusterAdmin.connect(ClientOptions.parse("n1=127.0.0.1:" + hanging.getPort())
+                .withTimeouts(Duration.ofSeconds(2), 3, Duration.ofSeconds(30)))) {
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            AtomicBoolean stillInterrupted = new AtomicBoolean();
+            Thread changer = new Thread(() -> {
+                try {
+                    admin.addMember("n4", "127.0.0.1:1");
+                } catch (Throwable t) {
+                    thrown.set(t);
+                    stillInterrupted.set(Thread.currentThread().isInterrupted());
+                }
+            }, "changer");
+            changer.start();
+            assertTrue(arrived.tryAcquire(10, TimeUnit.SECONDS), "the change reached the node");
+            changer.interrupt();
+            changer.join(10_000);
+            assertInstanceOf(UnknownOutcomeException.class, thrown.get());
+            assertTrue(thrown.get().getMessage().contains("may have made the change"), thrown.get().getMessage());
+            assertTrue(stillInterrupted.get(), "the interrupt is kept for the caller");
         }
     }
 
