@@ -89,9 +89,9 @@ public final class RatchetClient implements AutoCloseable {
         this.admin = ClusterAdmin.connect(options);
         this.attempts = new Attempts(transport, options);
         ClientSession session = new ClientSession(attempts, options);
-        this.groupCommit = new GroupCommit<>(GroupCommit.WRITES, session::send, 1, GroupCommit.MAX_HOLD_NANOS);
+        this.groupCommit = new GroupCommit<>(GroupCommit.WRITES, session::send, 1, GroupCommit.QUARTER_ROUND);
         this.getBatches = new GroupCommit<>(GroupCommit.GETS, this::sendGets,
-                Integer.getInteger("ratchet.getBatch.inFlight", 1), GroupCommit.MAX_HOLD_NANOS);
+                Integer.getInteger("ratchet.getBatch.inFlight", 1), GroupCommit.QUARTER_ROUND);
     }
 
     /** Connects to {@code host:port,host:port,...} (or {@code id=host:port,...}) with default options. */

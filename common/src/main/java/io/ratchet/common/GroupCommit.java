@@ -30,9 +30,12 @@ import java.util.function.ToIntFunction;
  * splits every round in two: a message of one, then one of all the others. Worse, once callers are in
  * two groups that take turns, each group waits out the other's round, so every request costs two
  * rounds. So when a message of {@code n > 1} requests is answered, the next message waits until the
- * requests queued then plus those {@code n} are queued again (counted in commands), or until a short
- * hold has passed since the first of them arrived (a quarter of the last round, at most
- * {@link #MAX_HOLD_NANOS}), whichever comes first. After a message of one request nothing waits.
+ * requests queued then plus those {@code n} are queued again (counted in commands), or until a
+ * {@link Hold} has passed since the first of them arrived (a share of the last round, capped),
+ * whichever comes first. After a message of one request nothing waits; after a hold that ran out
+ * before its callers came back (they pause between retries, or think), the next is a quarter as long. A client holds for a quarter of
+ * a round ({@link #QUARTER_ROUND}); the leader's front end, whose callers are many processes whose
+ * answers reach them one by one, holds its writes for up to a whole round (see {@code FrontEnd}).
  *
  * <p>Guarantees: requests are sent in the order {@link #submit} was called (in order within a
  * message, messages in order through Ratis' ordered stream), so writes apply in that order; each
@@ -63,10 +66,31 @@ public final class GroupCommit<T> {
             Codec.GETS_FRAMING_BYTES, Query.Gets.MAX_GETS);
 
     /**
-     * The longest a hold lasts: 1 ms, or the system property {@code ratchet.groupCommit.maxHoldMicros}
-     * (0 turns holds off).
+     * How long the next message may wait for the callers of the last one: the last round divided by
+     * {@code roundDivisor}, and at most {@code maxNanos} (0: no holds); a quarter of that after a hold
+     * that ran out before its callers came back.
      */
-    public static final long MAX_HOLD_NANOS = TimeUnit.MICROSECONDS.toNanos(Long.getLong("ratchet.groupCommit.maxHoldMicros", 1000));
+    public record Hold(long maxNanos, int roundDivisor) {
+        public static final Hold NONE = new Hold(0, 1);
+
+        public Hold {
+            if (maxNanos < 0 || roundDivisor < 1) {
+                throw new IllegalArgumentException("a hold needs maxNanos >= 0 and roundDivisor >= 1: " + maxNanos
+                        + ", " + roundDivisor);
+            }
+        }
+
+        long nanos(long round) {
+            return Math.min(maxNanos, round / roundDivisor);
+        }
+    }
+
+    /**
+     * A quarter of the last round, at most 1 ms or the system property
+     * {@code ratchet.groupCommit.maxHoldMicros} (0 turns holds off): a client's hold.
+     */
+    public static final Hold QUARTER_ROUND = new Hold(
+            TimeUnit.MICROSECONDS.toNanos(Long.getLong("ratchet.groupCommit.maxHoldMicros", 1000)), 4);
 
     /**
      * One daemon thread for every client's hold timers; it only ends holds that nobody filled, and it
@@ -84,7 +108,7 @@ public final class GroupCommit<T> {
     private final Format<T> format;
     private final Transport transport;
     private final int messagesInFlight;
-    private final long maxHoldNanos;
+    private final Hold hold;
     private final LongSupplier nanoClock;
     private final Object lock = new Object();
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -100,24 +124,23 @@ public final class GroupCommit<T> {
     /** When the hold ends; 0 until its first request is queued. */
     private long holdUntil;
     private boolean timerArmed;
+    /** Whether the last hold ended because its time ran out rather than filled: the next is a quarter as long. */
+    private boolean lastHoldRanOut;
 
-    /** {@code maxHoldNanos}: the longest a hold lasts (see the class comment); 0 for no holds. */
-    public GroupCommit(Format<T> format, Transport transport, int messagesInFlight, long maxHoldNanos) {
-        this(format, transport, messagesInFlight, maxHoldNanos, System::nanoTime);
+    /** {@code hold}: how long a message waits for the last one's callers (see the class comment). */
+    public GroupCommit(Format<T> format, Transport transport, int messagesInFlight, Hold hold) {
+        this(format, transport, messagesInFlight, hold, System::nanoTime);
     }
 
     /** As above, with the clock holds are timed by (tests drive it by hand). */
-    GroupCommit(Format<T> format, Transport transport, int messagesInFlight, long maxHoldNanos, LongSupplier nanoClock) {
+    GroupCommit(Format<T> format, Transport transport, int messagesInFlight, Hold hold, LongSupplier nanoClock) {
         if (messagesInFlight < 1) {
             throw new IllegalArgumentException("at least one message must be allowed in flight");
-        }
-        if (maxHoldNanos < 0) {
-            throw new IllegalArgumentException("a hold cannot be negative");
         }
         this.format = format;
         this.transport = transport;
         this.messagesInFlight = messagesInFlight;
-        this.maxHoldNanos = maxHoldNanos;
+        this.hold = hold;
         this.nanoClock = nanoClock;
     }
 
@@ -164,6 +187,7 @@ public final class GroupCommit<T> {
         }
         if (holdFor > 0 && queuedCommands < holdFor) {
             long now = nanoClock.getAsLong();
+            lastHoldRanOut = holdUntil != 0 && now - holdUntil >= 0;
             if (holdUntil == 0) {
                 holdUntil = now + holdNanos;
             }
@@ -174,6 +198,8 @@ public final class GroupCommit<T> {
                 }
                 return false;
             }
+        } else if (holdFor > 0) {
+            lastHoldRanOut = false;
         }
         holdFor = 0;
         return true;
@@ -251,10 +277,11 @@ public final class GroupCommit<T> {
         boolean sender;
         synchronized (lock) {
             inFlight--;
-            if (batch.requests().size() > 1 && maxHoldNanos > 0) {
+            if (batch.requests().size() > 1 && hold.maxNanos() > 0) {
                 long round = nanoClock.getAsLong() - batch.sentAt();
                 holdFor = Math.min(queuedCommands + batch.commands(), format.maxResults());
-                holdNanos = Math.min(maxHoldNanos, round / 4);
+                // Callers who did not come back last time (a retry's pause, think time) will not now either.
+                holdNanos = lastHoldRanOut ? hold.nanos(round) / 4 : hold.nanos(round);
                 holdUntil = 0;
             }
             sender = claimSenderRole();

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -56,10 +57,12 @@ class GroupCommitTest {
         }
     }
 
-    private static final long NO_HOLD = 0;
+    private static final GroupCommit.Hold NO_HOLD = GroupCommit.Hold.NONE;
     /** A value of nearly 1 MiB: three are over the 3 MiB a node accepts in one message. */
     private static final String BIG = "\"" + "x".repeat(Limits.MAX_VALUE_BYTES - 16) + "\"";
     private static final long MILLI = TimeUnit.MILLISECONDS.toNanos(1);
+    /** A client's hold as tests run it: a quarter of a round, at most 1 ms. */
+    private static final GroupCommit.Hold QUARTER_MILLI = new GroupCommit.Hold(MILLI, 4);
 
     private static Request put(String key) {
         return Request.of(List.of(new Command.Put(key, "1", 0, null)));
@@ -190,10 +193,10 @@ class GroupCommitTest {
      * Sends a lone request, then three behind it, and answers both messages, each after a 40 ms round
      * on the clock: the three callers of the second message are then expected back.
      */
-    private static AfterThree afterAMessageOfThree(long maxHoldNanos) {
+    private static AfterThree afterAMessageOfThree(GroupCommit.Hold hold) {
         RecordingTransport transport = new RecordingTransport();
         AtomicLong clock = new AtomicLong();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, maxHoldNanos, clock::get);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, hold, clock::get);
         commit.submit(put("blocker"));
         commit.submit(put("a"));
         commit.submit(put("b"));
@@ -208,7 +211,7 @@ class GroupCommitTest {
 
     @Test
     void afterAMessageOfSeveralIsAnsweredTheNextWaitsUntilAsManyRequestsAreQueued() {
-        AfterThree run = afterAMessageOfThree(MILLI);
+        AfterThree run = afterAMessageOfThree(QUARTER_MILLI);
 
         run.commit().submit(put("x"));
         run.commit().submit(put("y"));
@@ -221,7 +224,7 @@ class GroupCommitTest {
 
     @Test
     void aHoldThatIsNotFilledEndsByItselfAndSendsWhatCame() {
-        AfterThree run = afterAMessageOfThree(MILLI);
+        AfterThree run = afterAMessageOfThree(QUARTER_MILLI);
 
         CompletableFuture<List<Result>> alone = run.commit().submit(put("x"));
         assertEquals(2, run.transport().messages.size(), "held while the hold lasts");
@@ -231,6 +234,53 @@ class GroupCommitTest {
         assertEquals(List.of(put("x")), run.transport().messages.get(2));
         run.transport().acceptAll(2);
         assertEquals("x", ((Result.Write) alone.join().get(0)).key());
+    }
+
+    @Test
+    void aWholeRoundHoldWaitsTheLastRoundOutAndNoLonger() {
+        AfterThree run = afterAMessageOfThree(new GroupCommit.Hold(100 * MILLI, 1));
+
+        run.commit().submit(put("x"));
+        run.clock().addAndGet(39 * MILLI);
+        run.commit().submit(put("y")); // looks at the clock: 39 ms into a 40 ms hold
+        assertEquals(2, run.transport().messages.size(), "held for up to the 40 ms round, not a quarter of it");
+        run.clock().addAndGet(MILLI);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> run.transport().messages.size() == 3);
+        assertEquals(List.of(put("x"), put("y")), run.transport().messages.get(2));
+    }
+
+    @Test
+    void afterAHoldRanOutTheNextIsAQuarterAsLong() {
+        AfterThree run = afterAMessageOfThree(new GroupCommit.Hold(100 * MILLI, 1));
+        run.commit().submit(put("x"));
+        run.clock().addAndGet(40 * MILLI); // nobody else came back: the hold runs out
+        await().atMost(Duration.ofSeconds(10)).until(() -> run.transport().messages.size() == 3);
+        run.commit().submit(put("p"));
+        run.commit().submit(put("q"));
+        run.commit().submit(put("r"));
+        run.clock().addAndGet(40 * MILLI);
+        run.transport().acceptAll(2); // x alone: no hold, so p, q and r leave at once
+        assertEquals(List.of(put("p"), put("q"), put("r")), run.transport().messages.get(3));
+        run.clock().addAndGet(40 * MILLI);
+        run.transport().acceptAll(3);
+
+        run.commit().submit(put("s"));
+        run.clock().addAndGet(9 * MILLI);
+        run.commit().submit(put("t"));
+        assertEquals(4, run.transport().messages.size(), "held for a quarter of the 40 ms round");
+        run.clock().addAndGet(MILLI);
+        await().atMost(Duration.ofSeconds(10)).until(() -> run.transport().messages.size() == 5);
+        assertEquals(List.of(put("s"), put("t")), run.transport().messages.get(4));
+    }
+
+    @Test
+    void aHoldIsAShareOfARoundCapped() {
+        assertEquals(10 * MILLI, new GroupCommit.Hold(10 * MILLI, 1).nanos(40 * MILLI));
+        assertEquals(10 * MILLI, new GroupCommit.Hold(20 * MILLI, 4).nanos(40 * MILLI));
+        assertEquals(MILLI, new GroupCommit.Hold(MILLI, 4).nanos(40 * MILLI));
+        assertThrows(IllegalArgumentException.class, () -> new GroupCommit.Hold(MILLI, 0));
+        assertThrows(IllegalArgumentException.class, () -> new GroupCommit.Hold(-1, 1));
     }
 
     @Test

@@ -90,6 +90,17 @@ final class FrontEnd implements AutoCloseable {
     private static final GroupCommit.Format<Checked> BATCHES = new GroupCommit.Format<>(Checked::encoded,
             Codec::joinBatches, Checked::commands, Codec.BATCHES_FRAMING_BYTES, 4 * Limits.MAX_COMMANDS_PER_REQUEST);
 
+    /**
+     * The writes' hold: up to a whole round, at most 10 ms ({@code ratchet.frontEnd.maxHoldMicros}; 0 turns
+     * it off). A client's quarter of a round (a thread's next request follows its answer at once) is too
+     * short here: an entry's answers reach its many client processes one by one, and their next requests
+     * come back spread over most of a round, so with a quarter an entry left with about half of them and
+     * the rest waited a round (8.5 writes an entry at 16 instances; up to a round, 14-15). The hold ends as
+     * soon as as many commands are queued as the last entry carried, so a full cluster does not wait it out.
+     */
+    static final GroupCommit.Hold WRITE_HOLD = new GroupCommit.Hold(
+            TimeUnit.MICROSECONDS.toNanos(Long.getLong("ratchet.frontEnd.maxHoldMicros", 10_000)), 1);
+
     private final GroupCommit<Checked> writes;
     private final GroupCommit<Query.Get> gets;
     /** Each write answered with results: from its arrival here to its answer (a Raft round, with the queue). */
@@ -117,9 +128,9 @@ final class FrontEnd implements AutoCloseable {
         this.overQuota = overQuota;
         this.local = new LocalSubmitter(groupId);
         this.writes = new GroupCommit<>(BATCHES, this::propose,
-                Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), GroupCommit.MAX_HOLD_NANOS);
+                Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), WRITE_HOLD);
         this.gets = new GroupCommit<>(GroupCommit.GETS, message -> read(message).thenApply(Codec::decodeResults),
-                Integer.getInteger("ratchet.frontEnd.readsInFlight", 1), GroupCommit.MAX_HOLD_NANOS);
+                Integer.getInteger("ratchet.frontEnd.readsInFlight", 1), GroupCommit.QUARTER_ROUND);
     }
 
     /** The gRPC service, for Ratis to add to its server before it starts. */
