@@ -55,11 +55,7 @@ class ClusterAdminOutcomeTest {
         // a proxy in front of a node that never answers resets the client's connection (RST) once the call
         // has arrived, so the client sees UNAVAILABLE caused by the reset, after it sent the request.
         Semaphore arrived = new Semaphore(0);
-        hanging = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .addService(ServerServiceDefinition.builder(AdminRpc.SERVICE)
-                        .addMethod(AdminRpc.CALL, ServerCalls.asyncUnaryCall((request, answer) -> arrived.release()))
-                        .build())
-                .build().start();
+        hanging = hangingNode(arrived);
         resetting = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         resetter = new Thread(() -> {
             while (!resetting.isClosed()) {
@@ -110,11 +106,7 @@ class ClusterAdminOutcomeTest {
         // The only node takes the call and never answers: the interrupt ends the wait for it, and the change
         // may still be made, so the caller must not be told that no node took it.
         Semaphore arrived = new Semaphore(0);
-        hanging = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .addService(ServerServiceDefinition.builder(AdminRpc.SERVICE)
-                        .addMethod(AdminRpc.CALL, ServerCalls.asyncUnaryCall((request, answer) -> arrived.release()))
-                        .build())
-                .build().start();
+        hanging = hangingNode(arrived);
         try (ClusterAdmin admin = ClusterAdmin.connect(ClientOptions.parse("n1=127.0.0.1:" + hanging.getPort())
                 .withTimeouts(Duration.ofSeconds(2), 3, Duration.ofSeconds(30)))) {
             AtomicReference<Throwable> thrown = new AtomicReference<>();
@@ -135,6 +127,15 @@ class ClusterAdminOutcomeTest {
             assertTrue(thrown.get().getMessage().contains("may have made the change"), thrown.get().getMessage());
             assertTrue(stillInterrupted.get(), "the interrupt is kept for the caller");
         }
+    }
+
+    /** A node that takes every admin call, counts it in {@code arrived}, and never answers. */
+    private static Server hangingNode(Semaphore arrived) throws IOException {
+        return NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .addService(ServerServiceDefinition.builder(AdminRpc.SERVICE)
+                        .addMethod(AdminRpc.CALL, ServerCalls.asyncUnaryCall((request, answer) -> arrived.release()))
+                        .build())
+                .build().start();
     }
 
     /** Copies {@code in} to {@code out} on a thread of its own until either ends. */
