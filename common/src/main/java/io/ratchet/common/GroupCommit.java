@@ -33,9 +33,10 @@ import java.util.function.ToIntFunction;
  * requests queued then plus those {@code n} are queued again (counted in commands), or until a
  * {@link Hold} has passed since the first of them arrived (a share of the last round, capped),
  * whichever comes first. After a message of one request nothing waits; after a hold that ran out
- * before its callers came back (they pause between retries, or think), the next is a quarter as long. A client holds for a quarter of
- * a round ({@link #QUARTER_ROUND}); the leader's front end, whose callers are many processes whose
- * answers reach them one by one, holds its writes for up to a whole round (see {@code FrontEnd}).
+ * before its callers came back (they pause between retries, or think), the next is a quarter as long.
+ * A client holds for a quarter of a round ({@link #QUARTER_ROUND}); the leader's front end, whose
+ * callers are many processes whose answers reach them one by one, holds its writes for up to a whole
+ * round (see {@code FrontEnd}).
  *
  * <p>Guarantees: requests are sent in the order {@link #submit} was called (in order within a
  * message, messages in order through Ratis' ordered stream), so writes apply in that order; each
@@ -187,7 +188,6 @@ public final class GroupCommit<T> {
         }
         if (holdFor > 0 && queuedCommands < holdFor) {
             long now = nanoClock.getAsLong();
-            lastHoldRanOut = holdUntil != 0 && now - holdUntil >= 0;
             if (holdUntil == 0) {
                 holdUntil = now + holdNanos;
             }
@@ -198,8 +198,9 @@ public final class GroupCommit<T> {
                 }
                 return false;
             }
-        } else if (holdFor > 0) {
-            lastHoldRanOut = false;
+        }
+        if (holdFor > 0) {
+            lastHoldRanOut = queuedCommands < holdFor;
         }
         holdFor = 0;
         return true;

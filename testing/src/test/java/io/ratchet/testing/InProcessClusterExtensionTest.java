@@ -1,5 +1,6 @@
 package io.ratchet.testing;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,7 +45,7 @@ class InProcessClusterExtensionTest {
 
     @AfterAll
     static void everyClusterWasClosedWithItsTest() {
-        assertTrue(CLIENTS.size() == 2, "both tests ran: " + CLIENTS.size());
+        assertEquals(2, CLIENTS.size(), "both tests ran");
         for (RatchetClient client : CLIENTS) {
             assertThrows(RatchetException.class, () -> client.get("k"), "the client closed with its cluster");
         }
