@@ -104,15 +104,25 @@ final class ReadCommands {
                         out().printf("%-4s %-16s starting, applied %d of %d  %s%s%n", n.id(), n.address(), n.appliedIndex(),
                                 committed, ready(n), mixed ? "  release " + release(n) : "");
                     } else {
-                        out().printf("%-4s %-16s %-11s term %-4d commit %-8d applied %-8d items %-8d %s%s%s%s%n", n.id(),
+                        out().printf("%-4s %-16s %-11s term %-4d commit %-8d applied %-8d items %-8d %s%s%s%s%s%n", n.id(),
                                 n.address(), n.role(), n.term(), n.commitIndex(), n.appliedIndex(), n.items(), ready(n),
-                                storage(n), mixed && n.error() == null ? "  release " + release(n) : "",
+                                storage(n), led(n), mixed && n.error() == null ? "  release " + release(n) : "",
                                 n.error() == null ? "" : "  " + n.error());
                     }
                 }
                 out().flush();
             }
             return leader == null ? ExitCode.UNAVAILABLE : ExitCode.DONE;
+        }
+
+        /** On a cluster of several groups, which ones the node leads (the line's other figures are group 0's). */
+        private static String led(NodeStatus n) {
+            if (n.groups().isEmpty()) {
+                return "";
+            }
+            List<String> led = n.groups().stream().filter(g -> "LEADER".equals(g.role())).map(g -> String.valueOf(g.group())).toList();
+            return "  leads " + (led.isEmpty() ? "no group" : "group" + (led.size() == 1 ? " " : "s ") + String.join(",", led))
+                    + " of " + n.groups().size();
         }
 
         /** The release a node said it runs; nodes of releases before they said it do not. */

@@ -27,10 +27,16 @@ import java.util.List;
  *                      or one that did not answer)
  * @param release      the release the node runs ({@code ratchet-node --version}); null when it did not
  *                     answer, or runs a release from before nodes said it
+ * @param groups       each Raft group as this node sees it, in group order, on a cluster of several groups
+ *                     (the fields above are then group 0's); empty on a cluster of one
  */
 public record NodeStatus(String id, String address, String role, String leader, long term, long appliedIndex,
                          long commitIndex, long clusterTime, long items, long usedBytes, long quotaBytes, String error,
-                         Configuration configuration, String release) {
+                         Configuration configuration, String release, List<GroupStatus> groups) {
+    /** One Raft group's member on this node: its role, the leader it knows of, its term and indexes. */
+    public record GroupStatus(int group, String role, String leader, long term, long commitIndex, long appliedIndex) {
+    }
+
     /**
      * A Raft configuration: its members and the log index of the entry that made it.
      *
@@ -61,7 +67,7 @@ public record NodeStatus(String id, String address, String role, String leader, 
     }
 
     static NodeStatus unreachable(String id, String address, String error) {
-        return new NodeStatus(id, address, "UNREACHABLE", null, 0, 0, 0, 0, 0, 0, 0, error, Configuration.NONE, null);
+        return new NodeStatus(id, address, "UNREACHABLE", null, 0, 0, 0, 0, 0, 0, 0, error, Configuration.NONE, null, List.of());
     }
 
     /** A node's answer to the admin service's {@code status}. */
@@ -71,11 +77,15 @@ public record NodeStatus(String id, String address, String role, String leader, 
         conf.path("members").forEach(m -> members.add(new ConfiguredPeer(m.path("id").asText(), m.path("address").asText(),
                 m.path("role").asText())));
         String leader = s.path("leader").isTextual() ? s.path("leader").asText() : null;
+        List<GroupStatus> groups = new ArrayList<>();
+        s.path("groups").forEach(g -> groups.add(new GroupStatus(g.path("group").asInt(), g.path("role").asText(),
+                g.path("leader").isTextual() ? g.path("leader").asText() : null, g.path("term").asLong(),
+                g.path("commitIndex").asLong(), g.path("appliedIndex").asLong())));
         return new NodeStatus(s.path("id").asText(), s.path("address").asText(), s.path("role").asText(), leader,
                 s.path("term").asLong(), s.path("appliedIndex").asLong(), s.path("commitIndex").asLong(),
                 s.path("clusterTime").asLong(), s.path("items").asLong(), s.path("usedBytes").asLong(),
                 s.path("quotaBytes").asLong(), null,
                 new Configuration(conf.path("index").asLong(), conf.path("changing").asBoolean(), List.copyOf(members)),
-                s.path("release").isTextual() ? s.path("release").asText() : null);
+                s.path("release").isTextual() ? s.path("release").asText() : null, List.copyOf(groups));
     }
 }

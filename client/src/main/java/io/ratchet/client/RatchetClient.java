@@ -11,10 +11,12 @@ import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.JsonText;
+import io.ratchet.protocol.Keys;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Request;
@@ -23,8 +25,11 @@ import io.ratchet.protocol.Rpc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,22 +57,50 @@ import java.util.function.Supplier;
  */
 public final class RatchetClient implements AutoCloseable {
     private final ClientOptions options;
+    /** Group 0's transport, which holds the connections every group's calls share. */
     private final Transport transport;
     /** Status calls; its channels open on the first and close with the client. */
     private final ClusterAdmin admin;
-    private final Attempts attempts;
-    /**
-     * One write message in flight, always: the session tells a resend from a new message by its
-     * sequence number, which needs each message answered before the next is sent. (Measured best anyway:
-     * docs/PERFORMANCE.md.)
-     */
-    private final GroupCommit<Request> groupCommit;
-    /**
-     * Gets that queue up share one read message; the leader's front end joins them with other clients'
-     * under one ReadIndex. {@code ratchet.getBatch.inFlight} overrides the one in flight for measurements.
-     */
-    private final GroupCommit<Query.Get> getBatches;
+    /** The way to group 0: there from the start, since the cluster's shape is asked there. */
+    private final Lane first;
+    /** One lane per group, in group order, once the cluster's shape is known; null before. */
+    private volatile List<Lane> lanes;
+    /** The shape question in flight, or answered; a failed one is asked again by the next call. */
+    private CompletableFuture<List<Lane>> shaping;
     private final Metrics metrics = new Metrics();
+
+    /**
+     * The client's way to one Raft group ({@link Groups}): who it believes leads the group, the retry
+     * rules, a client session of the group's own, and the two group commits. A cluster of one group has
+     * one lane, and the client is what it was before groups.
+     */
+    private final class Lane {
+        final int group;
+        final Transport transport;
+        final Attempts attempts;
+        /**
+         * One write message in flight, always: the session tells a resend from a new message by its
+         * sequence number, which needs each message answered before the next is sent. (Measured best
+         * anyway: docs/PERFORMANCE.md.)
+         */
+        final GroupCommit<Request> writes;
+        /**
+         * Gets that queue up share one read message; the leader's front end joins them with other clients'
+         * under one ReadIndex. {@code ratchet.getBatch.inFlight} overrides the one in flight for measurements.
+         */
+        final GroupCommit<Query.Get> gets;
+
+        Lane(Transport transport) {
+            this.group = transport.group();
+            this.transport = transport;
+            this.attempts = new Attempts(transport, options);
+            ClientSession session = new ClientSession(attempts, options);
+            this.writes = new GroupCommit<>(GroupCommit.WRITES, session::send, 1, GroupCommit.QUARTER_ROUND);
+            this.gets = new GroupCommit<>(GroupCommit.GETS,
+                    gets -> sendRead(this, gets, options.operationTimeout(), options.requestTimeout(), "read"),
+                    Integer.getInteger("ratchet.getBatch.inFlight", 1), GroupCommit.QUARTER_ROUND);
+        }
+    }
 
     static {
         GrpcLogging.quiet();
@@ -87,11 +120,60 @@ public final class RatchetClient implements AutoCloseable {
         this.options = options;
         this.transport = new Transport(List.copyOf(options.peers().values()), connector);
         this.admin = ClusterAdmin.connect(options);
-        this.attempts = new Attempts(transport, options);
-        ClientSession session = new ClientSession(attempts, options);
-        this.groupCommit = new GroupCommit<>(GroupCommit.WRITES, session::send, 1, GroupCommit.QUARTER_ROUND);
-        this.getBatches = new GroupCommit<>(GroupCommit.GETS, this::sendGets,
-                Integer.getInteger("ratchet.getBatch.inFlight", 1), GroupCommit.QUARTER_ROUND);
+        this.first = new Lane(transport);
+    }
+
+    // ---- the cluster's groups
+
+    /**
+     * Every group's lane: the cluster's shape ({@link Query.Shape}) is asked once, on the first call that
+     * needs it, and each group's lane starts at the leader the answering node named. A node of a release
+     * before groups refuses the question as unknown: its cluster has one group.
+     */
+    private CompletableFuture<List<Lane>> lanes() {
+        List<Lane> known = lanes;
+        if (known != null) {
+            return CompletableFuture.completedFuture(known);
+        }
+        synchronized (this) {
+            if (shaping == null || shaping.isCompletedExceptionally()) {
+                shaping = askShape();
+            }
+            return shaping;
+        }
+    }
+
+    private CompletableFuture<List<Lane>> askShape() {
+        return sendRead(first, Codec.encodeQuery(new Query.Shape()), options.operationTimeout(), options.requestTimeout(),
+                "question of the cluster's groups").handle((results, error) -> {
+                    List<Lane> all;
+                    if (error == null) {
+                        List<String> leaders = ((Result.Shape) accepted(results.get(0))).leaders();
+                        all = new ArrayList<>(leaders.size());
+                        for (int g = 0; g < leaders.size(); g++) {
+                            all.add(g == 0 ? first : new Lane(transport.forGroup(g, leaders.get(g))));
+                        }
+                        if (!leaders.get(0).isEmpty()) {
+                            transport.follow(leaders.get(0));
+                        }
+                    } else if (Failures.unwrap(error) instanceof InvalidRequestException) {
+                        all = List.of(first);
+                    } else {
+                        throw new CompletionException(Failures.unwrap(error));
+                    }
+                    lanes = List.copyOf(all);
+                    return lanes;
+                });
+    }
+
+    /** The lane of the group that holds {@code key}. */
+    private CompletableFuture<Lane> laneOf(String key) {
+        return lanes().thenApply(all -> all.get(Groups.of(key, all.size())));
+    }
+
+    /** How many groups the cluster has (asked of it on first use). */
+    public int groups() {
+        return await(lanes()).size();
     }
 
     /** Connects to {@code host:port,host:port,...} (or {@code id=host:port,...}) with default options. */
@@ -212,7 +294,28 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return write(request);
+        List<Lane> known = lanes;
+        if (known != null && known.size() == 1) {
+            return write(first, request);
+        }
+        return lanes().thenCompose(ls -> {
+            int group = Groups.of(request, ls.size());
+            if (group == Groups.SEVERAL) {
+                return CompletableFuture.failedFuture(invalid(new InvalidCommandException(spansGroups(request, ls.size()))));
+            }
+            // A request that names no key (the quota, permissions) is the cluster's: group 0 keeps it.
+            return write(ls.get(Math.max(group, 0)), request);
+        });
+    }
+
+    /** Why a request whose keys are in several groups is refused. */
+    private static String spansGroups(Request request, int groups) {
+        Map<Integer, List<String>> byGroup = new TreeMap<>();
+        request.commands().stream().flatMap(c -> Groups.keys(c).stream())
+                .forEach(k -> byGroup.computeIfAbsent(Groups.of(k, groups), g -> new ArrayList<>()).add(k));
+        return "the keys of one request are in " + byGroup.size() + " of the cluster's " + groups + " groups "
+                + byGroup + ", and a request across groups is not supported yet: give keys that change together one"
+                + " hash tag, as in user:{42} and email:{42}, so that they share a group";
     }
 
     public CompareExchangeResult put(String key, Object value, long index) {
@@ -253,18 +356,77 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return getBatches.submit(get)
+        return laneOf(key).thenCompose(lane -> lane.gets.submit(get))
                 .thenApply(results -> Optional.ofNullable(((Result.Found) accepted(results.get(0))).item()));
     }
 
-    /** The items under {@code keys} that exist, in key order. */
+    /**
+     * The items under {@code keys} that exist, in key order. Keys in several groups are read from each
+     * group at once; each group's part is linearizable, and the parts are read at about the same time,
+     * not at one instant.
+     */
     public CompletableFuture<List<Item>> getAllAsync(Collection<String> keys) {
-        return read(new Query.GetAll(List.copyOf(keys))).thenApply(r -> ((Result.Items) r).items());
+        Query.GetAll all = new Query.GetAll(List.copyOf(keys));
+        try {
+            all.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        return lanes().thenCompose(ls -> {
+            Map<Integer, List<String>> byGroup = new TreeMap<>();
+            all.keys().forEach(k -> byGroup.computeIfAbsent(Groups.of(k, ls.size()), g -> new ArrayList<>()).add(k));
+            List<CompletableFuture<List<Item>>> parts = byGroup.entrySet().stream()
+                    .map(e -> read(ls.get(e.getKey()), new Query.GetAll(e.getValue())).thenApply(r -> ((Result.Items) r).items()))
+                    .toList();
+            return inKeyOrder(parts);
+        });
     }
 
-    /** Items whose key starts with {@code prefix}, in key order, skipping {@code start}, at most {@code pageSize}. */
+    /**
+     * Items whose key starts with {@code prefix}, in key order, skipping {@code start}, at most {@code pageSize}.
+     * With several groups, each lists its own items in key order and the page is their merge: each group
+     * is asked for its first {@code start + pageSize}, so a deep {@code start} costs every group that many.
+     */
     public CompletableFuture<List<Item>> listAsync(String prefix, int start, int pageSize) {
-        return read(new Query.ListItems(prefix, start, pageSize)).thenApply(r -> ((Result.Items) r).items());
+        Query.ListItems page = new Query.ListItems(prefix, start, pageSize);
+        try {
+            page.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        return lanes().thenCompose(ls -> {
+            if (ls.size() == 1) {
+                return read(first, page).thenApply(r -> ((Result.Items) r).items());
+            }
+            long wanted = (long) start + pageSize;
+            List<CompletableFuture<List<Item>>> parts = ls.stream()
+                    .map(lane -> listFirst(lane, page.prefix(), wanted, new ArrayList<>())).toList();
+            return inKeyOrder(parts).thenApply(merged ->
+                    merged.subList((int) Math.min(start, merged.size()), (int) Math.min(wanted, merged.size())));
+        });
+    }
+
+    /** A group's first {@code wanted} items under {@code prefix}, in key order, read a page at a time. */
+    private CompletableFuture<List<Item>> listFirst(Lane lane, String prefix, long wanted, List<Item> got) {
+        int size = (int) Math.min(Limits.MAX_PAGE_SIZE, wanted - got.size());
+        return read(lane, new Query.ListItems(prefix, got.size(), size)).thenCompose(r -> {
+            List<Item> items = ((Result.Items) r).items();
+            got.addAll(items);
+            return items.size() < size || got.size() >= wanted ? CompletableFuture.completedFuture(got)
+                    : listFirst(lane, prefix, wanted, got);
+        });
+    }
+
+    /** The items of every part, together, in key order (the order each group lists its own in). */
+    private static CompletableFuture<List<Item>> inKeyOrder(List<CompletableFuture<List<Item>>> parts) {
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            List<Item> all = new ArrayList<>();
+            parts.forEach(p -> all.addAll(p.join()));
+            if (parts.size() > 1) {
+                all.sort(Comparator.comparing((Item item) -> Keys.normalize(item.key())));
+            }
+            return all;
+        });
     }
 
     /**
@@ -278,8 +440,8 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return staleFrom(transport.addresses(), 0, Codec.encodeQuery(get), "no node asked",
-                r -> Optional.ofNullable(((Result.Found) r).item()));
+        return laneOf(key).thenCompose(lane -> staleFrom(lane, transport.addresses(), 0, Codec.encodeQuery(get),
+                "no node asked", r -> Optional.ofNullable(((Result.Found) r).item())));
     }
 
     /** The document under {@code id} with its guard index, linearizably. */
@@ -296,14 +458,42 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        List<String> nodes = new ArrayList<>(transport.addresses());
-        nodes.remove(transport.leader());
-        nodes.add(0, transport.leader());
-        return staleFrom(nodes, 0, Codec.encodeQuery(query), "no node asked", r -> (Result.Contention) r);
+        return lanes().thenCompose(ls -> {
+            List<CompletableFuture<StaleRead<Result.Contention>>> parts = ls.stream().map(lane -> {
+                List<String> nodes = new ArrayList<>(transport.addresses());
+                nodes.remove(lane.transport.leader());
+                nodes.add(0, lane.transport.leader());
+                return staleFrom(lane, nodes, 0, Codec.encodeQuery(query), "no node asked", r -> (Result.Contention) r);
+            }).toList();
+            return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(done -> {
+                if (parts.size() == 1) {
+                    return parts.get(0).join();
+                }
+                // Each group counts its own keys: the hottest of all, by the same order a node uses.
+                List<Result.KeyContention> keys = new ArrayList<>();
+                long since = Long.MAX_VALUE;
+                for (var part : parts) {
+                    keys.addAll(part.join().value().keys());
+                    since = Math.min(since, part.join().value().since());
+                }
+                keys.sort(Comparator.comparingLong(Result.KeyContention::refused)
+                        .thenComparingLong(Result.KeyContention::attempts).reversed()
+                        .thenComparing(Result.KeyContention::key));
+                return new StaleRead<>(new Result.Contention(since, keys.subList(0, Math.min(limit, keys.size()))),
+                        parts.get(0).join().servedBy());
+            });
+        });
     }
 
     public CompletableFuture<Optional<Document>> getDocumentAsync(String id) {
-        return read(new Query.GetDocument(id)).thenApply(r -> Optional.ofNullable(((Result.DocumentFound) r).document()));
+        Query.GetDocument get = new Query.GetDocument(id);
+        try {
+            get.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        return laneOf(Document.guardKey(id)).thenCompose(lane -> read(lane, get))
+                .thenApply(r -> Optional.ofNullable(((Result.DocumentFound) r).document()));
     }
 
     /**
@@ -330,7 +520,8 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(e));
         }
         CompletableFuture<WatchResult> result = new CompletableFuture<>();
-        watchFrom(key, afterIndex, System.nanoTime() + timeout.toNanos(), result).whenComplete((w, error) -> {
+        long ends = System.nanoTime() + timeout.toNanos();
+        laneOf(key).thenCompose(lane -> watchFrom(lane, key, afterIndex, ends, result)).whenComplete((w, error) -> {
             if (error != null) {
                 result.completeExceptionally(Failures.unwrap(error));
             } else if (w != null) {
@@ -346,7 +537,8 @@ public final class RatchetClient implements AutoCloseable {
      * slice, not for the whole timeout; a slice that got no answer is followed by the next while time
      * is left, and the last one ends by {@code ends} plus {@link #WATCH_SLACK}.
      */
-    private CompletableFuture<WatchResult> watchFrom(String key, long afterIndex, long ends, CompletableFuture<WatchResult> result) {
+    private CompletableFuture<WatchResult> watchFrom(Lane lane, String key, long afterIndex, long ends,
+                                                     CompletableFuture<WatchResult> result) {
         long now = System.nanoTime();
         long sliceEnds = Math.min(ends, now + WATCH_SLICE.toNanos());
         // Each attempt asks its node to wait only for what is left of the slice; past the end, for a
@@ -357,7 +549,7 @@ public final class RatchetClient implements AutoCloseable {
         // A node silent at the end of the slice is given half the slack; the other half is for one look
         // at the key on another node.
         Duration perAttempt = Duration.ofNanos(sliceEnds - now).plus(WATCH_SLACK.dividedBy(2));
-        return sendRead(rearmed, bound, perAttempt, false, "watch")
+        return sendRead(lane, rearmed, bound, perAttempt, false, "watch")
                 .handle((results, error) -> {
                     boolean more = System.nanoTime() < ends;
                     if (error != null) {
@@ -367,7 +559,7 @@ public final class RatchetClient implements AutoCloseable {
                             return CompletableFuture.<WatchResult>completedFuture(null); // cancelled: not armed again
                         }
                         if (more && Failures.unwrap(error) instanceof ClusterUnavailableException && !transport.closed()) {
-                            return watchFrom(key, afterIndex, ends, result);
+                            return watchFrom(lane, key, afterIndex, ends, result);
                         }
                         return CompletableFuture.<WatchResult>failedFuture(Failures.unwrap(error));
                     }
@@ -375,7 +567,7 @@ public final class RatchetClient implements AutoCloseable {
                     if (!w.changed() && more) {
                         // Cancelled (the caller no longer waits): the slice that answered is the last one.
                         return result.isDone() ? CompletableFuture.<WatchResult>completedFuture(null)
-                                : watchFrom(key, afterIndex, ends, result);
+                                : watchFrom(lane, key, afterIndex, ends, result);
                     }
                     return CompletableFuture.completedFuture(
                             new WatchResult(w.changed(), w.lastChange(), Optional.ofNullable(w.item())));
@@ -428,8 +620,25 @@ public final class RatchetClient implements AutoCloseable {
      * disk that holds its store ({@link InvalidRequestException}).
      */
     public CompletableFuture<Result.Quota> setQuotaAsync(long bytes) {
-        return submitAsync(Request.of(List.of(new Command.SetQuota(bytes, false))))
-                .thenApply(results -> (Result.Quota) accepted(results.get(0)));
+        return lanes().thenCompose(ls -> {
+            // Each group holds its share of the cluster's quota (rounded up), and refuses what would pass it.
+            long share = (bytes + ls.size() - 1) / ls.size();
+            Request set = Request.of(List.of(new Command.SetQuota(share, false)));
+            try {
+                set.validate();
+            } catch (InvalidCommandException e) {
+                return CompletableFuture.failedFuture(invalid(ls.size() == 1 ? e : new InvalidCommandException(
+                        e.getMessage() + " (each of the cluster's " + ls.size() + " groups holds a share of the quota)")));
+            }
+            return summed(ls, lane -> write(lane, set).thenApply(results -> (Result.Quota) accepted(results.get(0))));
+        });
+    }
+
+    /** Each group's quota and use, added up: what the cluster holds. */
+    private static CompletableFuture<Result.Quota> summed(List<Lane> ls, Function<Lane, CompletableFuture<Result.Quota>> ask) {
+        List<CompletableFuture<Result.Quota>> parts = ls.stream().map(ask).toList();
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(done -> new Result.Quota(
+                parts.stream().mapToLong(p -> p.join().used()).sum(), parts.stream().mapToLong(p -> p.join().quota()).sum()));
     }
 
     public Result.Quota setQuota(long bytes) {
@@ -438,10 +647,10 @@ public final class RatchetClient implements AutoCloseable {
 
     /** What the state uses and its quota, linearizably. */
     public CompletableFuture<Result.Quota> quotaAsync() {
-        return read(new Query.Stats()).thenApply(r -> {
+        return lanes().thenCompose(ls -> summed(ls, lane -> read(lane, new Query.Stats()).thenApply(r -> {
             Result.Stats stats = (Result.Stats) r;
             return new Result.Quota(stats.usedBytes(), stats.quotaBytes());
-        });
+        })));
     }
 
     public Result.Quota quota() {
@@ -474,7 +683,8 @@ public final class RatchetClient implements AutoCloseable {
 
     /** Whether authentication is on, the users (without tokens) and the roles, linearizably. */
     public AuthTable authStatus() {
-        return await(read(new Query.AuthStatus()).thenApply(r -> ((Result.AuthState) r).table()));
+        // The permission table is the cluster's, kept in group 0.
+        return await(read(first, new Query.AuthStatus()).thenApply(r -> ((Result.AuthState) r).table()));
     }
 
     // ---- status
@@ -510,34 +720,30 @@ public final class RatchetClient implements AutoCloseable {
      * Requests that queue up while another is in flight share a message, and the leader's front end
      * joins messages from many clients into one log entry.
      */
-    private CompletableFuture<List<Result>> write(Request validated) {
-        return groupCommit.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
+    private CompletableFuture<List<Result>> write(Lane lane, Request validated) {
+        return lane.writes.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
                 Failures.unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : Failures.unwrap(e)));
     }
 
-    /** One read: linearizable, to the leader first, any node's front end can serve it. */
-    CompletableFuture<Result> read(Query query) {
+    /** One read in {@code lane}'s group: linearizable, to its leader first, any node's front end can serve it. */
+    private CompletableFuture<Result> read(Lane lane, Query query) {
         try {
             query.validate();
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return sendRead(Codec.encodeQuery(query), options.operationTimeout(), options.requestTimeout(), "read")
+        return sendRead(lane, Codec.encodeQuery(query), options.operationTimeout(), options.requestTimeout(), "read")
                 .thenApply(results -> accepted(results.get(0)));
     }
 
-    /** One message of gets. A read changes nothing, so any failure is retried until the deadline. */
-    private CompletableFuture<List<Result>> sendGets(byte[] gets) {
-        return sendRead(gets, options.operationTimeout(), options.requestTimeout(), "read");
+    /** A read changes nothing, so any failure is retried until the deadline. */
+    private CompletableFuture<List<Result>> sendRead(Lane lane, byte[] query, Duration budget, Duration perAttempt, String what) {
+        return sendRead(lane, () -> query, budget, perAttempt, true, what);
     }
 
-    private CompletableFuture<List<Result>> sendRead(byte[] query, Duration budget, Duration perAttempt, String what) {
-        return sendRead(() -> query, budget, perAttempt, true, what);
-    }
-
-    private CompletableFuture<List<Result>> sendRead(Supplier<byte[]> query, Duration budget, Duration perAttempt,
+    private CompletableFuture<List<Result>> sendRead(Lane lane, Supplier<byte[]> query, Duration budget, Duration perAttempt,
                                                      boolean adaptive, String what) {
-        return attempts.send(Rpc.READ_CALL, query, budget, perAttempt, adaptive)
+        return lane.attempts.send(Rpc.READ_CALL, query, budget, perAttempt, adaptive)
                 .handle((delivery, error) -> {
                     if (error == null) {
                         return Codec.decodeResults(delivery.results());
@@ -552,14 +758,14 @@ public final class RatchetClient implements AutoCloseable {
                 });
     }
 
-    private <T> CompletableFuture<StaleRead<T>> staleFrom(List<String> nodes, int i, byte[] query, String last,
+    private <T> CompletableFuture<StaleRead<T>> staleFrom(Lane lane, List<String> nodes, int i, byte[] query, String last,
                                                           Function<Result, T> decode) {
         if (i == nodes.size()) {
             return CompletableFuture.failedFuture(new ClusterUnavailableException(
                     "no node answered a stale read (" + last + ")", null));
         }
         String node = nodes.get(i);
-        return transport.call(Rpc.STALE_READ_CALL, node, query, options.requestTimeout()).thenCompose(outcome -> {
+        return lane.transport.call(Rpc.STALE_READ_CALL, node, query, options.requestTimeout()).thenCompose(outcome -> {
             if (outcome instanceof Transport.Answered a) {
                 T value = decode.apply(accepted(Codec.decodeResults(a.results()).get(0)));
                 return CompletableFuture.completedFuture(new StaleRead<>(value, node));
@@ -568,7 +774,7 @@ public final class RatchetClient implements AutoCloseable {
             if (ending != null) {
                 return CompletableFuture.failedFuture(ending); // else another node may serve it
             }
-            return staleFrom(nodes, i + 1, query, node + ": " + outcome, decode);
+            return staleFrom(lane, nodes, i + 1, query, node + ": " + outcome, decode);
         });
     }
 
@@ -589,7 +795,7 @@ public final class RatchetClient implements AutoCloseable {
                 throw new DiskFullException(d.node(), d.freeBytes(), d.floorBytes());
             }
             case WRITE, FOUND, ITEMS, STATS, TXN, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED,
-                    CONTENTION, QUOTA, AUTH_STATE -> result;
+                    CONTENTION, QUOTA, AUTH_STATE, SHAPE -> result;
         };
     }
 

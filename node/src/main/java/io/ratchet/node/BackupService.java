@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +57,8 @@ final class BackupService {
 
     private final String nodeId;
     private final String clusterName;
-    private final RaftGroupId groupId;
+    /** The cluster's groups: a follower fetches one group's state; a backup is of group 0, the only one so far. */
+    private final List<RaftGroupId> groupIds;
     private final LocalSubmitter local;
     private final Semaphore backups = new Semaphore(1);
     private final Semaphore fetches = new Semaphore(2);
@@ -64,12 +66,12 @@ final class BackupService {
     private final Authorizer authorizer;
     private volatile RaftServer server;
 
-    BackupService(String nodeId, String clusterName, RaftGroupId groupId, Authorizer authorizer) {
+    BackupService(String nodeId, String clusterName, List<RaftGroupId> groupIds, Authorizer authorizer) {
         this.nodeId = nodeId;
         this.authorizer = authorizer;
         this.clusterName = clusterName;
-        this.groupId = groupId;
-        this.local = new LocalSubmitter(groupId);
+        this.groupIds = List.copyOf(groupIds);
+        this.local = new LocalSubmitter(groupIds.get(0));
     }
 
     /** The backup service, for Ratis to add to its server before it starts. */
@@ -103,11 +105,14 @@ final class BackupService {
         } else if (request.length != 0) {
             transfer.fail(Status.INVALID_ARGUMENT.withDescription("a backup request is empty; this one has "
                     + request.length + " bytes"));
+        } else if (groupIds.size() > 1) {
+            transfer.fail(Status.UNIMPLEMENTED.withDescription("this cluster has " + groupIds.size()
+                    + " groups, and a backup of a cluster of several groups is not supported yet"));
         } else if (!backups.tryAcquire()) {
             transfer.fail(Status.RESOURCE_EXHAUSTED.withDescription("node " + nodeId + " is writing another backup"));
         } else {
             // Its own thread: the barrier and the checkpoint block, and backups are rare.
-            DaemonThreads.named("ratchet-backup").newThread(() -> write(s, transfer, true, backups)).start();
+            DaemonThreads.named("ratchet-backup").newThread(() -> write(s, 0, transfer, true, backups)).start();
         }
     }
 
@@ -116,13 +121,14 @@ final class BackupService {
         RaftServer s = server;
         if (s == null) {
             transfer.fail(Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting"));
-        } else if (request.length != 0) {
-            transfer.fail(Status.INVALID_ARGUMENT.withDescription("a fetch request is empty; this one has "
-                    + request.length + " bytes"));
+        } else if (SnapshotRpc.group(request) < 0 || SnapshotRpc.group(request) >= groupIds.size()) {
+            transfer.fail(Status.INVALID_ARGUMENT.withDescription("a fetch request is empty (group 0) or names one of the "
+                    + groupIds.size() + " groups in 2 bytes; this one has " + request.length + " bytes"));
         } else if (!fetches.tryAcquire()) {
             transfer.fail(Status.RESOURCE_EXHAUSTED.withDescription("node " + nodeId + " is sending other snapshots"));
         } else {
-            DaemonThreads.named("ratchet-snapshot-send").newThread(() -> write(s, transfer, false, fetches)).start();
+            int group = SnapshotRpc.group(request);
+            DaemonThreads.named("ratchet-snapshot-send").newThread(() -> write(s, group, transfer, false, fetches)).start();
         }
     }
 
@@ -130,7 +136,7 @@ final class BackupService {
      * Makes a checkpoint and hands it, with the slot, to the transfer; on failure releases both itself.
      * With {@code barrier}, first waits until this node holds every write committed before the call.
      */
-    private void write(RaftServer s, Transfer transfer, boolean barrier, Semaphore slot) {
+    private void write(RaftServer s, int group, Transfer transfer, boolean barrier, Semaphore slot) {
         Path state = null;
         Status failed;
         try {
@@ -141,6 +147,7 @@ final class BackupService {
                 slot.release(); // the caller gave up while this node caught up: write nothing
                 return;
             }
+            RaftGroupId groupId = groupIds.get(group);
             RaftServer.Division division = s.getDivision(groupId);
             Path dir = division.getRaftStorage().getStorageDir().getTmpDir().toPath();
             Files.createDirectories(dir);

@@ -1,6 +1,7 @@
 package io.ratchet.node;
 
 import io.ratchet.protocol.GroupName;
+import io.ratchet.protocol.Groups;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.UUID;
 import org.apache.ratis.protocol.RaftGroupId;
 
@@ -25,6 +27,8 @@ import org.apache.ratis.protocol.RaftGroupId;
  */
 public final class ClusterIdentity {
     public static final String FILE = "cluster.id";
+    /** How many Raft groups the cluster has ({@link Groups}), beside {@link #FILE}; absent means one. */
+    public static final String GROUPS_FILE = "cluster.groups";
 
     private ClusterIdentity() {
     }
@@ -59,14 +63,48 @@ public final class ClusterIdentity {
      * leaves the old file or the whole new one, never an empty one.
      */
     public static void write(Path storage, RaftGroupId id) throws IOException {
+        writeDurably(storage, FILE, id.getUuid().toString());
+    }
+
+    private static void writeDurably(Path storage, String name, String line) throws IOException {
         Files.createDirectories(storage);
-        Path tmp = storage.resolve(FILE + ".tmp");
+        Path tmp = storage.resolve(name + ".tmp");
         try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
-            out.write(ByteBuffer.wrap((id.getUuid() + "\n").getBytes(StandardCharsets.UTF_8)));
+            out.write(ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
             out.force(true);
         }
-        Files.move(tmp, storage.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(tmp, storage.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /**
+     * The cluster's groups, by id, in group order: {@code configured} of them, recorded in {@code storage}
+     * at the first start. The count is fixed when a cluster is formed (a key's group depends on it), so a
+     * node whose configuration says otherwise than its storage does not start. Storage of a release before
+     * groups, which records none, holds one group.
+     */
+    public static List<RaftGroupId> resolveGroups(Path storage, RaftGroupId first, int configured) throws IOException {
+        Path file = storage.resolve(GROUPS_FILE);
+        int recorded;
+        if (Files.exists(file)) {
+            String text = Files.readString(file, StandardCharsets.UTF_8).trim();
+            try {
+                recorded = Groups.validCount(Integer.parseInt(text));
+            } catch (IllegalArgumentException e) {
+                throw new IOException(file + " does not hold a group count (1.." + Groups.MAX + "): '" + text + "'");
+            }
+        } else if (hasRaftState(storage, first)) {
+            recorded = 1;
+        } else {
+            writeDurably(storage, GROUPS_FILE, Integer.toString(configured));
+            recorded = configured;
+        }
+        if (recorded != configured) {
+            throw new IllegalStateException("its storage, " + storage + ", holds a cluster of " + recorded + " group"
+                    + (recorded == 1 ? "" : "s") + ", and its configuration says groups = " + configured
+                    + ": the number of groups is fixed when a cluster is formed");
+        }
+        return Groups.ids(first, recorded);
     }
 
     /** Whether {@code storage} already holds this group's Raft state (a node that has been a member). */

@@ -8,12 +8,15 @@ import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Refusal;
+import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
 import io.ratchet.statemachine.RatchetStateMachine;
@@ -69,8 +72,8 @@ import org.slf4j.LoggerFactory;
 final class FrontEnd implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrontEnd.class);
 
-    private final RaftGroupId groupId;
-    private final LocalSubmitter local;
+    /** One per Raft group of the cluster ({@link Groups}), in group order. */
+    private final List<Group> groups;
     /**
      * Submissions to Ratis run here, never on the thread that completed the last one: that thread is
      * often Ratis' own (the state machine updater completes reads), and Ratis' submit blocks its caller
@@ -101,8 +104,31 @@ final class FrontEnd implements AutoCloseable {
     static final GroupCommit.Hold WRITE_HOLD = new GroupCommit.Hold(
             TimeUnit.MICROSECONDS.toNanos(Long.getLong("ratchet.frontEnd.maxHoldMicros", 10_000)), 1);
 
-    private final GroupCommit<Checked> writes;
-    private final GroupCommit<Query.Get> gets;
+    /**
+     * What the front end keeps for one Raft group: its way into the local server, the group commits of its
+     * writes and gets, and its state machine once the server has started.
+     */
+    private final class Group {
+        final int index;
+        final RaftGroupId id;
+        final LocalSubmitter local;
+        final GroupCommit<Checked> writes;
+        final GroupCommit<Query.Get> gets;
+        /** The group's state machine, once attached: asked whether a write can fit (see {@link #write}). */
+        volatile RatchetStateMachine machine;
+
+        Group(int index, RaftGroupId id) {
+            this.index = index;
+            this.id = id;
+            this.local = new LocalSubmitter(id);
+            this.writes = new GroupCommit<>(BATCHES, batches -> propose(this, batches),
+                    Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), WRITE_HOLD);
+            this.gets = new GroupCommit<>(GroupCommit.GETS,
+                    message -> read(this, message).thenApply(Codec::decodeResults),
+                    Integer.getInteger("ratchet.frontEnd.readsInFlight", 1), GroupCommit.QUARTER_ROUND);
+        }
+    }
+
     /** Each write answered with results: from its arrival here to its answer (a Raft round, with the queue). */
     private final Timer rounds;
     /** Writes this front end refused for the quota, before the log. */
@@ -112,33 +138,31 @@ final class FrontEnd implements AutoCloseable {
     /** Whether the caller may: checked on every message, before anything is queued. */
     private final Authorizer authorizer;
     private volatile RaftServer server;
-    /** The group's state machine, once attached: asked whether a write can fit (see {@link #write}). */
-    private volatile RatchetStateMachine machine;
 
     /** The free space of the disk under the store, against its floor. */
     private final DiskFloor disk;
     private final String nodeId;
 
-    FrontEnd(String nodeId, RaftGroupId groupId, Timer rounds, Counter overQuota, Authorizer authorizer, DiskFloor disk) {
+    FrontEnd(String nodeId, List<RaftGroupId> groupIds, Timer rounds, Counter overQuota, Authorizer authorizer, DiskFloor disk) {
         this.nodeId = nodeId;
         this.disk = disk;
-        this.groupId = groupId;
         this.authorizer = authorizer;
         this.rounds = rounds;
         this.overQuota = overQuota;
-        this.local = new LocalSubmitter(groupId);
-        this.writes = new GroupCommit<>(BATCHES, this::propose,
-                Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), WRITE_HOLD);
-        this.gets = new GroupCommit<>(GroupCommit.GETS, message -> read(message).thenApply(Codec::decodeResults),
-                Integer.getInteger("ratchet.frontEnd.readsInFlight", 1), GroupCommit.QUARTER_ROUND);
+        List<Group> all = new ArrayList<>(groupIds.size());
+        for (int g = 0; g < groupIds.size(); g++) {
+            all.add(new Group(g, groupIds.get(g)));
+        }
+        this.groups = List.copyOf(all);
     }
 
     /** The gRPC service, for Ratis to add to its server before it starts. */
     ServerServiceDefinition service() {
         return ServerServiceDefinition.builder(Rpc.SERVICE)
-                .addMethod(Rpc.WRITE, ServerCalls.asyncUnaryCall(this::write))
-                .addMethod(Rpc.READ, ServerCalls.asyncUnaryCall(this::read))
-                .addMethod(Rpc.STALE_READ, ServerCalls.asyncUnaryCall(this::staleRead))
+                .addMethod(Rpc.WRITE, ServerCalls.asyncUnaryCall((message, answer) -> write(groups.get(0), message, answer)))
+                .addMethod(Rpc.READ, ServerCalls.asyncUnaryCall((message, answer) -> read(groups.get(0), message, answer)))
+                .addMethod(Rpc.STALE_READ, ServerCalls.asyncUnaryCall(
+                        (message, answer) -> staleRead(groups.get(0), message, answer)))
                 .addMethod(Rpc.CALLS, ServerCalls.asyncBidiStreamingCall(this::calls))
                 .build();
     }
@@ -150,11 +174,13 @@ final class FrontEnd implements AutoCloseable {
 
     /** Called once the Ratis server has started; until then every call is refused as unavailable. */
     void attach(RaftServer server) {
-        try {
-            // Before the server: a call that finds the server attached finds the machine too.
-            this.machine = (RatchetStateMachine) server.getDivision(groupId).getStateMachine();
-        } catch (IOException e) {
-            throw new UncheckedIOException("node's Raft group is not there after start", e);
+        for (Group g : groups) {
+            try {
+                // Before the server: a call that finds the server attached finds the machines too.
+                g.machine = (RatchetStateMachine) server.getDivision(g.id).getStateMachine();
+            } catch (IOException e) {
+                throw new UncheckedIOException("node's Raft group " + g.index + " is not there after start", e);
+            }
         }
         this.server = server;
     }
@@ -170,21 +196,24 @@ final class FrontEnd implements AutoCloseable {
         return new StreamObserver<>() {
             @Override
             public void onNext(byte[] frame) {
-                if (frame.length < Rpc.CALL_HEAD_BYTES) {
-                    fail(stream, Status.INVALID_ARGUMENT.withDescription(
-                            "a call frame is a call id, a method byte and a message; got " + frame.length + " bytes"));
+                Rpc.Call call = Rpc.Call.parse(frame);
+                if (call == null) {
+                    fail(stream, Status.INVALID_ARGUMENT.withDescription("a call frame is a call id, a method byte"
+                            + " (and with it a group) and a message; got " + frame.length + " bytes"));
                     return;
                 }
-                ByteBuffer head = ByteBuffer.wrap(frame);
-                long callId = head.getLong();
-                byte method = head.get();
-                byte[] message = Arrays.copyOfRange(frame, Rpc.CALL_HEAD_BYTES, frame.length);
-                StreamObserver<byte[]> answer = new FramedAnswer(stream, callId);
-                switch (method) {
-                    case Rpc.WRITE_CALL -> write(message, answer);
-                    case Rpc.READ_CALL -> read(message, answer);
-                    case Rpc.STALE_READ_CALL -> staleRead(message, answer);
-                    default -> refuse(answer, Refusal.invalid("unknown call method " + method));
+                StreamObserver<byte[]> answer = new FramedAnswer(stream, call.callId());
+                if (call.group() >= groups.size()) {
+                    refuse(answer, Refusal.invalid("the cluster has " + groups.size() + " group"
+                            + (groups.size() == 1 ? "" : "s") + ", numbered from 0; there is no group " + call.group()));
+                    return;
+                }
+                Group group = groups.get(call.group());
+                switch (call.method()) {
+                    case Rpc.WRITE_CALL -> write(group, call.message(), answer);
+                    case Rpc.READ_CALL -> read(group, call.message(), answer);
+                    case Rpc.STALE_READ_CALL -> staleRead(group, call.message(), answer);
+                    default -> refuse(answer, Refusal.invalid("unknown call method " + call.method()));
                 }
             }
 
@@ -233,7 +262,7 @@ final class FrontEnd implements AutoCloseable {
         }
     }
 
-    private void write(byte[] message, StreamObserver<byte[]> answer) {
+    private void write(Group group, byte[] message, StreamObserver<byte[]> answer) {
         long arrived = System.nanoTime();
         Checked batch;
         Batch decoded;
@@ -244,6 +273,7 @@ final class FrontEnd implements AutoCloseable {
             }
             decoded = batches.get(0);
             decoded.validate();
+            checkGroup(group, decoded);
             // One batch and nothing after it (the decoder refuses trailing bytes): the rest is its encoding.
             batch = new Checked(Arrays.copyOfRange(message, Codec.BATCHES_FRAMING_BYTES, message.length),
                     batches.get(0).commandCount());
@@ -251,7 +281,7 @@ final class FrontEnd implements AutoCloseable {
             refuse(answer, Refusal.invalid(e.getMessage()));
             return;
         }
-        Refusal notHere = leaderRefusal();
+        Refusal notHere = leaderRefusal(group);
         if (notHere != null) {
             refuse(answer, notHere);
             return;
@@ -265,6 +295,7 @@ final class FrontEnd implements AutoCloseable {
         }
         // A full cluster answers what cannot fit without a log entry (as etcd refuses puts once its
         // space alarm is raised): a storm of refused writes then costs no fsync on any node.
+        RatchetStateMachine machine = group.machine;
         List<Result> refused = machine.refusalsForQuota(decoded);
         if (refused == null && disk.low() && machine.grows(decoded)) {
             // The leader's disk is at its floor: what would add to the state is refused before the log (free
@@ -276,10 +307,10 @@ final class FrontEnd implements AutoCloseable {
             reply(answer, Codec.encodeResults(refused));
             return;
         }
-        writes.submit(batch).whenComplete((results, error) -> {
+        group.writes.submit(batch).whenComplete((results, error) -> {
             if (error != null) {
                 // Ratis may have appended it before it failed (a leader stepping down fails what is pending).
-                refuse(answer, refusalFor(error).afterSubmission());
+                refuse(answer, refusalFor(group, error).afterSubmission());
             } else {
                 reply(answer, Codec.encodeResults(results));
                 rounds.record(System.nanoTime() - arrived, TimeUnit.NANOSECONDS);
@@ -287,11 +318,12 @@ final class FrontEnd implements AutoCloseable {
         });
     }
 
-    private void read(byte[] message, StreamObserver<byte[]> answer) {
+    private void read(Group group, byte[] message, StreamObserver<byte[]> answer) {
         Query query;
         try {
             query = Codec.decodeQuery(message);
             query.validate();
+            checkGroup(group, query);
         } catch (InvalidCommandException e) {
             refuse(answer, Refusal.invalid(e.getMessage()));
             return;
@@ -301,25 +333,84 @@ final class FrontEnd implements AutoCloseable {
         // even on a follower, so a removed user's token stops working for reads at once too.
         String token = TokenInterceptor.current();
         CompletableFuture<byte[]> results = switch (query.kind()) {
-            case GETS -> together((Query.Gets) query);
+            case GETS -> together(group, (Query.Gets) query);
+            case SHAPE -> CompletableFuture.completedFuture(Codec.encodeResults(List.of(shape())));
             case WATCH -> {
-                CompletableFuture<byte[]> watched = read(message);
+                CompletableFuture<byte[]> watched = read(group, message);
                 watching.incrementAndGet();
                 watched.whenComplete((bytes, error) -> watching.decrementAndGet());
                 yield watched;
             }
-            case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, CONTENTION, AUTH_STATUS -> read(message);
+            case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, CONTENTION, AUTH_STATUS -> read(group, message);
         };
         results.whenComplete((bytes, error) -> {
             Refusal denied = error == null ? authorizer.check(token, query) : null;
             if (error != null) {
-                refuse(answer, refusalFor(error));
+                refuse(answer, refusalFor(group, error));
             } else if (denied != null) {
                 refuse(answer, denied);
             } else {
-                reply(answer, withLeaderIfFollower(bytes));
+                reply(answer, query instanceof Query.Shape ? bytes : withLeaderIfFollower(group, bytes));
             }
         });
+    }
+
+    /**
+     * Refuses a write message sent to a group that does not hold its keys: the client routes by key
+     * ({@link Groups}), so this is a client of another shape (or a bug), and applying it would put a key
+     * in two groups. The permission table is the cluster's, kept in group 0 (the authorizer reads it there).
+     */
+    private void checkGroup(Group group, Batch batch) {
+        for (Request request : batch.requests()) {
+            int g = Groups.of(request, groups.size());
+            if (g == Groups.SEVERAL) {
+                throw new InvalidCommandException("a request's keys are in several of the cluster's " + groups.size()
+                        + " groups; one request goes to one group");
+            }
+            if (g >= 0 && g != group.index) {
+                throw new InvalidCommandException(misrouted(Groups.keys(request.commands().stream()
+                        .filter(c -> !Groups.keys(c).isEmpty()).findFirst().orElseThrow()).get(0), g, group));
+            }
+            if (group.index != 0 && request.commands().stream().anyMatch(c -> c.kind() == Command.Kind.AUTH_CHANGE)) {
+                throw new InvalidCommandException("permissions are the cluster's, kept in group 0, not group " + group.index);
+            }
+        }
+    }
+
+    /** As {@link #checkGroup(Group, Batch)}, for a read. */
+    private void checkGroup(Group group, Query query) {
+        for (String key : Groups.keys(query)) {
+            int g = Groups.of(key, groups.size());
+            if (g != group.index) {
+                throw new InvalidCommandException(misrouted(key, g, group));
+            }
+        }
+        if (group.index != 0 && query.kind() == Query.Kind.AUTH_STATUS) {
+            throw new InvalidCommandException("permissions are the cluster's, kept in group 0, not group " + group.index);
+        }
+    }
+
+    private String misrouted(String key, int belongs, Group group) {
+        return "key '" + key + "' is in group " + belongs + " of the cluster's " + groups.size()
+                + ", not group " + group.index + " (a client of a release before groups sends every call to group 0)";
+    }
+
+    /** The cluster's groups, each with its leader's client address as this node knows it ("" for none known). */
+    private Result.Shape shape() {
+        List<String> leaders = new ArrayList<>(groups.size());
+        for (Group g : groups) {
+            String leader = "";
+            try {
+                DivisionInfo info = division(g).getInfo();
+                RaftPeerId id = info.getLeaderId();
+                RaftPeer peer = id == null ? null : division(g).getRaftConf().getPeer(id);
+                leader = peer == null ? "" : clientAddress(peer);
+            } catch (IOException e) {
+                // starting or stopping: the client finds the leader by asking
+            }
+            leaders.add(leader);
+        }
+        return new Result.Shape(leaders);
     }
 
     /**
@@ -327,11 +418,11 @@ final class FrontEnd implements AutoCloseable {
      * a client that only reads moves to the leader, where a read is one lease check instead of a ReadIndex
      * round between two nodes. It still got its answer here.
      */
-    private byte[] withLeaderIfFollower(byte[] results) {
+    private byte[] withLeaderIfFollower(Group group, byte[] results) {
         try {
-            DivisionInfo info = division().getInfo();
+            DivisionInfo info = division(group).getInfo();
             RaftPeerId leader = info.getLeaderId();
-            RaftPeer peer = info.isLeader() || leader == null ? null : division().getRaftConf().getPeer(leader);
+            RaftPeer peer = info.isLeader() || leader == null ? null : division(group).getRaftConf().getPeer(leader);
             return peer == null ? results : Codec.withLeader(results, clientAddress(peer));
         } catch (IOException e) {
             return results;
@@ -339,8 +430,8 @@ final class FrontEnd implements AutoCloseable {
     }
 
     /** A client's gets, each queued with every other client's, answered together in the client's order. */
-    private CompletableFuture<byte[]> together(Query.Gets batch) {
-        List<CompletableFuture<List<Result>>> each = batch.gets().stream().map(gets::submit).toList();
+    private CompletableFuture<byte[]> together(Group group, Query.Gets batch) {
+        List<CompletableFuture<List<Result>>> each = batch.gets().stream().map(group.gets::submit).toList();
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(done -> {
             List<Result> results = new ArrayList<>(each.size());
             each.forEach(f -> results.addAll(f.join()));
@@ -348,11 +439,12 @@ final class FrontEnd implements AutoCloseable {
         });
     }
 
-    private void staleRead(byte[] message, StreamObserver<byte[]> answer) {
+    private void staleRead(Group group, byte[] message, StreamObserver<byte[]> answer) {
         Query query;
         try {
             query = Codec.decodeQuery(message);
             query.validate();
+            checkGroup(group, query);
             if (query instanceof Query.Watch) {
                 throw new InvalidCommandException("a watch is not a stale read");
             }
@@ -367,14 +459,18 @@ final class FrontEnd implements AutoCloseable {
         }
         RaftServer.Division division;
         try {
-            division = division();
+            division = division(group);
         } catch (IOException e) {
             refuse(answer, Refusal.unavailable(e.getMessage()));
             return;
         }
+        if (query instanceof Query.Shape) {
+            reply(answer, Codec.encodeResults(List.of(shape())));
+            return;
+        }
         division.getStateMachine().query(RaftBytes.message(message)).whenComplete((reply, error) -> {
             if (error != null) {
-                refuse(answer, refusalFor(error));
+                refuse(answer, refusalFor(group, error));
             } else {
                 reply(answer, reply.getContent().toByteArray());
             }
@@ -384,49 +480,49 @@ final class FrontEnd implements AutoCloseable {
     // ---- the way into Ratis, in-process
 
     /** One proposal (the batches of one or many clients) to the local server: one log entry. */
-    private CompletableFuture<List<Result>> propose(byte[] batches) {
-        return submit(batches, RaftClientRequest.writeRequestType(), proposing).thenApply(Codec::decodeResults);
+    private CompletableFuture<List<Result>> propose(Group group, byte[] batches) {
+        return submit(group, batches, RaftClientRequest.writeRequestType(), proposing).thenApply(Codec::decodeResults);
     }
 
     /** One query through Ratis' linearizable read path: ReadIndex, or the leader's lease. */
-    private CompletableFuture<byte[]> read(byte[] query) {
-        return submit(query, RaftClientRequest.readRequestType(), reading);
+    private CompletableFuture<byte[]> read(Group group, byte[] query) {
+        return submit(group, query, RaftClientRequest.readRequestType(), reading);
     }
 
-    private CompletableFuture<byte[]> submit(byte[] message, RaftClientRequest.Type type, ExecutorService executor) {
+    private CompletableFuture<byte[]> submit(Group group, byte[] message, RaftClientRequest.Type type, ExecutorService executor) {
         try {
-            return CompletableFuture.supplyAsync(() -> submitHere(message, type), executor).thenCompose(f -> f);
+            return CompletableFuture.supplyAsync(() -> submitHere(group, message, type), executor).thenCompose(f -> f);
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(new ServerNotReadyException("the node is stopping"));
         }
     }
 
-    private CompletableFuture<byte[]> submitHere(byte[] message, RaftClientRequest.Type type) {
+    private CompletableFuture<byte[]> submitHere(Group group, byte[] message, RaftClientRequest.Type type) {
         RaftServer s = server;
         return s == null ? CompletableFuture.failedFuture(new ServerNotReadyException("the node is starting"))
-                : local.submit(s, message, type);
+                : group.local.submit(s, message, type);
     }
 
     // ---- refusals
 
     /** Null when this node is the leader and ready; else where the client should go. */
-    private Refusal leaderRefusal() {
+    private Refusal leaderRefusal(Group group) {
         try {
-            DivisionInfo info = division().getInfo();
+            DivisionInfo info = division(group).getInfo();
             if (info.isLeader()) {
                 return info.isLeaderReady() ? null : Refusal.noLeader("the leader is not ready yet");
             }
-            return notLeader(info.getLeaderId());
+            return notLeader(group, info.getLeaderId());
         } catch (IOException e) {
             return Refusal.unavailable(e.getMessage());
         }
     }
 
-    private Refusal notLeader(RaftPeerId leader) throws IOException {
+    private Refusal notLeader(Group group, RaftPeerId leader) throws IOException {
         if (leader == null) {
             return Refusal.noLeader("no leader is known to node " + self() + " yet");
         }
-        RaftPeer peer = division().getRaftConf().getPeer(leader);
+        RaftPeer peer = division(group).getRaftConf().getPeer(leader);
         if (peer == null) {
             return Refusal.noLeader("leader " + leader + " is not in node " + self() + "'s configuration");
         }
@@ -442,7 +538,7 @@ final class FrontEnd implements AutoCloseable {
      * What a failure inside Ratis means for the client. Every refusal Ratis gives before it appends is
      * typed; anything else may have left an entry behind, and the client's session makes its resend safe.
      */
-    private Refusal refusalFor(Throwable error) {
+    private Refusal refusalFor(Group group, Throwable error) {
         Throwable cause = Failures.unwrap(error);
         if (cause instanceof InvalidCommandException e) {
             return Refusal.invalid(e.getMessage());
@@ -454,7 +550,7 @@ final class FrontEnd implements AutoCloseable {
             try {
                 RaftPeer suggested = e.getSuggestedLeader();
                 return suggested == null ? Refusal.noLeader("node " + self() + " lost leadership")
-                        : notLeader(suggested.getId());
+                        : notLeader(group, suggested.getId());
             } catch (IOException io) {
                 return Refusal.unavailable(io.getMessage());
             }
@@ -473,12 +569,12 @@ final class FrontEnd implements AutoCloseable {
         return s == null ? "(stopped)" : s.getId().toString();
     }
 
-    private RaftServer.Division division() throws IOException {
+    private RaftServer.Division division(Group group) throws IOException {
         RaftServer s = server;
         if (s == null) {
             throw new ServerNotReadyException("the node is starting");
         }
-        return s.getDivision(groupId);
+        return s.getDivision(group.id);
     }
 
     private static void refuse(StreamObserver<byte[]> answer, Refusal refusal) {

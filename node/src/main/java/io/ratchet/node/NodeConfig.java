@@ -3,6 +3,7 @@ package io.ratchet.node;
 import io.ratchet.common.Credentials;
 import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.ByteSize;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.Limits;
 import io.ratchet.statemachine.kv.RocksKeyValueStore;
 import java.io.IOException;
@@ -42,11 +43,13 @@ import java.util.function.Function;
  *                              from {@code peers}. {@code 0.0.0.0} (every interface) or a local address for a
  *                              node whose address in {@code peers} is not its machine's own: behind NAT, or a
  *                              container whose published address is its host's
+ * @param groups                how many Raft groups the cluster's keys are spread over ({@code groups}, 1 to
+ *                              {@link Groups#MAX}); fixed when the cluster is formed, and the same on every node
  */
 public record NodeConfig(String id, Map<String, String> peers, String group, Path storage, long snapshotThreshold,
                          long segmentSizeBytes, Duration electionTimeoutMin, Duration electionTimeoutMax,
                          Duration sweepInterval, int httpPort, long quotaBytes, TlsFiles tls,
-                         RocksKeyValueStore.Settings store, long minFreeBytes, String listen) {
+                         RocksKeyValueStore.Settings store, long minFreeBytes, String listen, int groups) {
 
     public static final String DEFAULT_GROUP = "ratchet";
     /**
@@ -75,6 +78,7 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         if (minFreeBytes < 0) {
             throw new IllegalArgumentException("store.min.free must not be negative, not " + minFreeBytes);
         }
+        Groups.validCount(groups);
         if (quotaBytes != 0 && (quotaBytes < Limits.MIN_QUOTA_BYTES || quotaBytes > Limits.MAX_QUOTA_BYTES)) {
             throw new IllegalArgumentException("quota.bytes must be " + Limits.MIN_QUOTA_BYTES + " .. "
                     + Limits.MAX_QUOTA_BYTES + " (1 MiB .. 1 TiB), not " + quotaBytes);
@@ -90,37 +94,37 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
     public static NodeConfig of(String id, Map<String, String> peers, Path storage) {
         return new NodeConfig(id, peers, DEFAULT_GROUP, storage, 10_000, 8L << 20,
                 Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(1), 0, 0, null,
-                RocksKeyValueStore.Settings.DEFAULT, DEFAULT_MIN_FREE_BYTES, null);
+                RocksKeyValueStore.Settings.DEFAULT, DEFAULT_MIN_FREE_BYTES, null, 1);
     }
 
     public NodeConfig withSnapshotThreshold(long entries, long segmentBytes) {
         return new NodeConfig(id, peers, group, storage, entries, segmentBytes, electionTimeoutMin, electionTimeoutMax,
-                sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes, listen);
+                sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes, listen, groups);
     }
 
     public NodeConfig withElectionTimeout(Duration min, Duration max) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, min, max, sweepInterval,
-                httpPort, quotaBytes, tls, store, minFreeBytes, listen);
+                httpPort, quotaBytes, tls, store, minFreeBytes, listen, groups);
     }
 
     public NodeConfig withHttpPort(int port) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, port, quotaBytes, tls, store, minFreeBytes, listen);
+                electionTimeoutMax, sweepInterval, port, quotaBytes, tls, store, minFreeBytes, listen, groups);
     }
 
     public NodeConfig withQuota(long bytes) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, bytes, tls, store, minFreeBytes, listen);
+                electionTimeoutMax, sweepInterval, httpPort, bytes, tls, store, minFreeBytes, listen, groups);
     }
 
     public NodeConfig withTls(TlsFiles files) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, files, store, minFreeBytes, listen);
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, files, store, minFreeBytes, listen, groups);
     }
 
     public NodeConfig withStore(RocksKeyValueStore.Settings settings, long minFree) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, settings, minFree, listen);
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, settings, minFree, listen, groups);
     }
 
     /**
@@ -148,9 +152,15 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         return listen != null ? listen : host();
     }
 
+    /** The same node in a cluster of {@code count} groups (set before the cluster is first formed). */
+    public NodeConfig withGroups(int count) {
+        return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes, listen, count);
+    }
+
     public NodeConfig withListen(String address) {
         return new NodeConfig(id, peers, group, storage, snapshotThreshold, segmentSizeBytes, electionTimeoutMin,
-                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes, address);
+                electionTimeoutMax, sweepInterval, httpPort, quotaBytes, tls, store, minFreeBytes, address, groups);
     }
 
     /**
@@ -181,7 +191,8 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
                         number(p, file, "store.block.cache", defaults.store().blockCacheBytes(), ByteSize::parse),
                         number(p, file, "store.write.buffer", defaults.store().writeBufferBytes(), ByteSize::parse)),
                 number(p, file, "store.min.free", defaults.minFreeBytes(), ByteSize::parse),
-                optional(p, "listen"));
+                optional(p, "listen"),
+                number(p, file, "groups", 1, Integer::parseInt));
     }
 
     /** {@code tls.cert}, {@code tls.key} and {@code tls.ca}: all three, or none (no TLS). */

@@ -133,8 +133,9 @@ public final class NodeMain {
                 closeQuietly(node);
                 break;
             }
-            System.out.printf("ratchet node %s serving cluster '%s' (%s) on %s, storage %s%s%n",
-                    config.id(), config.group(), node.groupId().getUuid(), config.peers().get(config.id()), config.storage(),
+            System.out.printf("ratchet node %s serving cluster '%s' (%s%s) on %s, storage %s%s%n",
+                    config.id(), config.group(), node.groupId().getUuid(),
+                    config.groups() == 1 ? "" : ", " + config.groups() + " Raft groups", config.peers().get(config.id()), config.storage(),
                     node.isMember() ? "" : "; waiting to be added: ratchet members add " + config.id() + "="
                             + config.peers().get(config.id()));
             System.out.flush();

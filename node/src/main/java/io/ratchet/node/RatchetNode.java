@@ -17,6 +17,7 @@ import io.ratchet.node.metrics.NodeMetrics;
 import io.ratchet.node.metrics.RaftState;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
@@ -26,12 +27,18 @@ import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.HeapBudget;
 import io.ratchet.statemachine.KeyContention;
 import io.ratchet.statemachine.RatchetStateMachine;
+import io.ratchet.statemachine.kv.RocksKeyValueStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
@@ -40,6 +47,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.protocol.RaftGroup;
@@ -67,18 +77,23 @@ public final class RatchetNode implements AutoCloseable {
     private static final long HAND_OVER_HEARD_WITHIN_MILLIS = 1_000;
 
     private final NodeConfig config;
-    /** The cluster's Raft group id, from the node's storage (see {@link ClusterIdentity}). */
+    /** The cluster's Raft group id, from the node's storage (see {@link ClusterIdentity}): group 0's. */
     private final RaftGroupId groupId;
+    /** Every group's id, in group order ({@link Groups}); the first is {@link #groupId}. */
+    private final List<RaftGroupId> groupIds;
     private final RaftServer server;
     private final FrontEnd frontEnd;
     private final AdminService admin;
     private final Authorizer authorizer;
-    private final Sweeper sweeper;
+    /** The watches each group has of its own: one of each per group, in group order. */
+    private final List<Sweeper> sweepers = new ArrayList<>();
     private final PeerReconnect reconnect;
-    private final StalledLogWatch stalledLog;
+    private final List<StalledLogWatch> stalledLogs = new ArrayList<>();
     private final PaceMeter pace;
-    private final SlowLeaderWatch slowLeader;
-    private final QuotaBootstrap quotaBootstrap;
+    private final List<SlowLeaderWatch> slowLeaders = new ArrayList<>();
+    private final List<QuotaBootstrap> quotaBootstraps = new ArrayList<>();
+    /** Spreads the groups' leaders over the nodes; null on a cluster of one group. */
+    private final LeaderBalancer balancer;
     private final NodeMetrics metrics;
     private final CompletableFuture<Halt> halted;
     /** The HTTP API's own clients of the cluster, and the API; null when the node serves no HTTP. */
@@ -87,29 +102,36 @@ public final class RatchetNode implements AutoCloseable {
     /** Where HTTP calls that block (the status probe) run. */
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
-    private RatchetNode(NodeConfig config, RaftGroupId groupId, RaftServer server, FrontEnd frontEnd, AdminService admin,
+    private RatchetNode(NodeConfig config, List<RaftGroupId> groupIds, RaftServer server, FrontEnd frontEnd, AdminService admin,
                         Authorizer authorizer, NodeMetrics metrics, StampClock clock, PaceMeter pace,
                         CompletableFuture<Halt> halted) {
         this.halted = halted;
         this.authorizer = authorizer;
         this.config = config;
-        this.groupId = groupId;
+        this.groupIds = List.copyOf(groupIds);
+        this.groupId = groupIds.get(0);
         this.admin = admin;
         this.server = server;
         this.frontEnd = frontEnd;
         this.metrics = metrics;
-        this.sweeper = new Sweeper(server, groupId, config.sweepInterval(), clock);
-        this.stalledLog = new StalledLogWatch(server, groupId);
         this.pace = pace;
-        this.slowLeader = new SlowLeaderWatch(server, groupId, pace, config.clientCredentials());
-        metrics.bindLeaderHandOvers(stalledLog::handedOver, pace::stalledShare, slowLeader::handedOver);
-        this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
-                .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
         // With none configured, a disk's worth, but no more than this node's disk holds (a leader refuses more).
         long disk = config.storage().toFile().getTotalSpace();
         long quota = config.quotaBytes() != 0 || disk == 0 ? config.effectiveQuota()
                 : Math.max(Limits.MIN_QUOTA_BYTES, Math.min(config.effectiveQuota(), disk));
-        this.quotaBootstrap = new QuotaBootstrap(server, groupId, quota, config.sweepInterval());
+        // Each group holds its share of the cluster's quota, as the client's setQuota gives it.
+        long share = Math.max(Limits.MIN_QUOTA_BYTES, (quota + groupIds.size() - 1) / groupIds.size());
+        for (RaftGroupId id : groupIds) {
+            sweepers.add(new Sweeper(server, id, config.sweepInterval(), clock));
+            stalledLogs.add(new StalledLogWatch(server, id));
+            slowLeaders.add(new SlowLeaderWatch(server, id, pace, config.clientCredentials()));
+            quotaBootstraps.add(new QuotaBootstrap(server, id, share, config.sweepInterval()));
+        }
+        metrics.bindLeaderHandOvers(() -> stalledLogs.stream().mapToLong(StalledLogWatch::handedOver).sum(),
+                pace::stalledShare, () -> slowLeaders.stream().mapToLong(SlowLeaderWatch::handedOver).sum());
+        this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
+                .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
+        this.balancer = groupIds.size() == 1 ? null : new LeaderBalancer(server, groupIds, LeaderBalancer.INTERVAL);
     }
 
     /**
@@ -143,30 +165,37 @@ public final class RatchetNode implements AutoCloseable {
         // it touches its storage.
         NodeTls tls = config.tls() == null ? null : NodeTls.load(config.tls());
         RaftGroupId groupId = ClusterIdentity.resolve(config.storage(), config.group());
+        List<RaftGroupId> groupIds = ClusterIdentity.resolveGroups(config.storage(), groupId, config.groups());
         // Ratis' way to add a server: it starts in the group with no peers, so it never stands for election
         // (it is in no configuration) until the leader's configuration names it.
-        RaftGroup group = join && !ClusterIdentity.hasRaftState(config.storage(), groupId)
-                ? RaftGroup.valueOf(groupId, List.of())
-                : group(config, groupId);
+        boolean waitToBeAdded = join && !ClusterIdentity.hasRaftState(config.storage(), groupId);
+        RaftGroup group = waitToBeAdded ? RaftGroup.valueOf(groupId, List.of()) : group(config, groupId);
         NodeMetrics metrics = new NodeMetrics(config.id());
         if (tls != null) {
             metrics.bindCertificate(tls::certificate);
         }
-        SnapshotFetcher fetcher = new SnapshotFetcher(config.id(), config.clientCredentials(), config.store());
         StampClock clock = new StampClock();
         PaceMeter pace = new PaceMeter();
         metrics.bindClock(clock::wallAhead, clock::steps);
-        RatchetStateMachine stateMachine = new RatchetStateMachine(clock, config.store(),
-                new RatchetStateMachine.FlushPolicy(config.snapshotThreshold(), RatchetStateMachine.FlushPolicy.DEFAULT.bytes()),
-                fetcher);
-        Authorizer authorizer = new Authorizer(stateMachine::authTable);
-        FrontEnd frontEnd = new FrontEnd(config.id(), groupId, metrics.rounds(), metrics.overQuota(), authorizer,
-                new DiskFloor(config.id(), config.storage(), config.minFreeBytes()));
-        AdminService admin = new AdminService(groupId, config.id(), config.peers().get(config.id()), config.clientCredentials(), authorizer);
-        BackupService backup = new BackupService(config.id(), config.group(), groupId, authorizer);
-        stateMachine.listenToApplies(metrics.applyListener());
         CompletableFuture<Halt> halted = new CompletableFuture<>();
-        stateMachine.onMustStop(cause -> halted.complete(Halt.of(cause, config.storage())));
+        // One state machine, and one store, per group. The groups share the configured store memory.
+        RocksKeyValueStore.Settings store = config.store().dividedAmong(groupIds.size());
+        Map<RaftGroupId, RatchetStateMachine> machines = new LinkedHashMap<>();
+        for (int g = 0; g < groupIds.size(); g++) {
+            RatchetStateMachine machine = new RatchetStateMachine(clock, store,
+                    new RatchetStateMachine.FlushPolicy(config.snapshotThreshold(), RatchetStateMachine.FlushPolicy.DEFAULT.bytes()),
+                    new SnapshotFetcher(config.id(), config.clientCredentials(), store, g));
+            machine.listenToApplies(metrics.applyListener());
+            machine.onMustStop(cause -> halted.complete(Halt.of(cause, config.storage())));
+            machines.put(groupIds.get(g), machine);
+        }
+        RatchetStateMachine stateMachine = machines.get(groupId);
+        // The permission table is the cluster's: kept in group 0, whose state every node holds.
+        Authorizer authorizer = new Authorizer(stateMachine::authTable);
+        FrontEnd frontEnd = new FrontEnd(config.id(), groupIds, metrics.rounds(), metrics.overQuota(), authorizer,
+                new DiskFloor(config.id(), config.storage(), config.minFreeBytes()));
+        AdminService admin = new AdminService(groupIds, config.id(), config.peers().get(config.id()), config.clientCredentials(), authorizer);
+        BackupService backup = new BackupService(config.id(), config.group(), groupIds, authorizer);
         // The front end is served on the client port, which is the node's one port: the address clients
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
@@ -185,11 +214,19 @@ public final class RatchetNode implements AutoCloseable {
                 .setGroup(group)
                 .setProperties(properties(config))
                 .setParameters(parameters)
-                .setStateMachine(stateMachine)
+                .setStateMachineRegistry(id -> {
+                    RatchetStateMachine machine = machines.get(id);
+                    if (machine == null) {
+                        throw new IllegalStateException("the storage holds Raft group " + id
+                                + ", which is not one of this cluster's " + groupIds.size() + " groups");
+                    }
+                    return machine;
+                })
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         try {
             server.start();
+            addGroups(server, config, groupIds, waitToBeAdded);
         } catch (IOException | RuntimeException e) {
             // Ratis wraps what stopped it (the store refusing its layout, a port in use) in layers of its own,
             // some unchecked: said here as the one cause, with what was opened closed again.
@@ -202,7 +239,7 @@ public final class RatchetNode implements AutoCloseable {
         admin.attach(server);
         backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
-        RatchetNode node = new RatchetNode(config, groupId, server, frontEnd, admin, authorizer, metrics, clock, pace, halted);
+        RatchetNode node = new RatchetNode(config, groupIds, server, frontEnd, admin, authorizer, metrics, clock, pace, halted);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp(tls);
@@ -212,6 +249,28 @@ public final class RatchetNode implements AutoCloseable {
             }
         }
         return node;
+    }
+
+    /**
+     * Starts the groups after the first that the server did not find in its storage: at a cluster's first
+     * start, every one; later, one whose directory a crash kept from being made. Each starts as group 0
+     * did (with the configured peers, or with none on a node waiting to be added).
+     */
+    private static void addGroups(RaftServer server, NodeConfig config, List<RaftGroupId> groupIds, boolean waitToBeAdded)
+            throws IOException {
+        Set<RaftGroupId> present = new HashSet<>();
+        server.getGroupIds().forEach(present::add);
+        for (RaftGroupId id : groupIds) {
+            if (present.contains(id)) {
+                continue;
+            }
+            RaftGroup group = waitToBeAdded ? RaftGroup.valueOf(id, List.of()) : group(config, id);
+            RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), server.getId(),
+                    0, group, false));
+            if (!reply.isSuccess()) {
+                throw new IOException("Raft group " + id + " did not start: " + reply.getException(), reply.getException());
+            }
+        }
     }
 
     /**
@@ -225,6 +284,10 @@ public final class RatchetNode implements AutoCloseable {
                 .withCredentials(config.clientCredentials()));
         RaftServer.Division division = server.getDivision(groupId);
         RatchetStateMachine stateMachine = (RatchetStateMachine) division.getStateMachine();
+        List<RaftServer.Division> divisions = new ArrayList<>();
+        for (RaftGroupId id : groupIds) {
+            divisions.add(server.getDivision(id));
+        }
         LocalNode local = new LocalNode() {
             @Override
             public String id() {
@@ -239,8 +302,9 @@ public final class RatchetNode implements AutoCloseable {
                 } catch (InvalidCommandException e) {
                     return CompletableFuture.failedFuture(new InvalidRequestException(e.getMessage(), e));
                 }
-                long applied = division.getInfo().getLastAppliedIndex();
-                return stateMachine.query(RaftBytes.message(Codec.encodeQuery(get))).thenApply(reply -> {
+                RaftServer.Division holder = divisions.get(Groups.of(key, divisions.size()));
+                long applied = holder.getInfo().getLastAppliedIndex();
+                return holder.getStateMachine().query(RaftBytes.message(Codec.encodeQuery(get))).thenApply(reply -> {
                     Result.Found found = (Result.Found) Codec.decodeResults(reply.getContent().toByteArray()).get(0);
                     return new StaleItem(Optional.ofNullable(found.item()), applied);
                 });
@@ -341,30 +405,45 @@ public final class RatchetNode implements AutoCloseable {
      * When this node leads, hands leadership to the voter it heard from last and waits for that, at most
      * {@code within}: what a node told to stop does before it closes ({@link NodeMain}), so that its clients
      * wait out a transfer (the target catches up, then stands at once) rather than an election timeout and
-     * a vote. A rolling restart or upgrade then costs clients no failed call. True when it handed over.
+     * a vote. A rolling restart or upgrade then costs clients no failed call. Every group it leads is
+     * handed over, at once. True when it led some group and handed over each one it led.
      */
     public boolean handOverLeadership(Duration within) {
-        RaftServer.Division division;
-        try {
-            division = server.getDivision(groupId);
-        } catch (IOException e) {
-            return false;
+        long deadline = System.nanoTime() + within.toNanos();
+        List<CompletableFuture<Boolean>> handOvers = new ArrayList<>();
+        for (int g = 0; g < groupIds.size(); g++) {
+            RaftServer.Division division;
+            try {
+                division = server.getDivision(groupIds.get(g));
+            } catch (IOException e) {
+                continue;
+            }
+            List<RaftPeerId> voters = HandOver.recentlyHeardVoters(division, HAND_OVER_HEARD_WITHIN_MILLIS);
+            if (!voters.isEmpty()) {
+                LOG.info("node {} leads{} and is stopping: it hands leadership to {} first", config.id(),
+                        groupIds.size() == 1 ? "" : " group " + g, voters.get(0));
+                handOvers.add(new HandOver(server, groupIds.get(g)).to(voters.get(0)));
+            }
         }
-        List<RaftPeerId> voters = HandOver.recentlyHeardVoters(division, HAND_OVER_HEARD_WITHIN_MILLIS);
-        if (voters.isEmpty()) {
-            return false;
+        boolean all = !handOvers.isEmpty();
+        for (CompletableFuture<Boolean> handOver : handOvers) {
+            try {
+                all &= handOver.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                LOG.warn("node {}: no hand-over within {} ms ({}); it stops leading as it closes", config.id(),
+                        within.toMillis(), e.toString());
+                all = false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
-        LOG.info("node {} leads and is stopping: it hands leadership to {} first", config.id(), voters.get(0));
-        try {
-            return new HandOver(server, groupId).to(voters.get(0)).get(within.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-            LOG.warn("node {}: no hand-over within {} ms ({}); it stops leading as it closes", config.id(),
-                    within.toMillis(), e.toString());
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return all;
+    }
+
+    /** Every group's id, in group order; the first is {@link #groupId()}. */
+    public List<RaftGroupId> groupIds() {
+        return groupIds;
     }
 
     /** The cluster's Raft group id. */
@@ -476,11 +555,14 @@ public final class RatchetNode implements AutoCloseable {
         }
         httpBlocking.shutdownNow();
         reconnect.close();
-        stalledLog.close();
-        slowLeader.close();
+        if (balancer != null) {
+            balancer.close();
+        }
+        stalledLogs.forEach(StalledLogWatch::close);
+        slowLeaders.forEach(SlowLeaderWatch::close);
         pace.close();
-        sweeper.close();
-        quotaBootstrap.close();
+        sweepers.forEach(Sweeper::close);
+        quotaBootstraps.forEach(QuotaBootstrap::close);
         frontEnd.close();
         admin.close();
         server.close();

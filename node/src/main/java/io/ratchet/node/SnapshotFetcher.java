@@ -27,20 +27,23 @@ final class SnapshotFetcher implements SnapshotSource {
     private final String nodeId;
     private final Credentials credentials;
     private final RocksKeyValueStore.Settings settings;
+    /** The group whose state this fetches ({@link SnapshotRpc#request}). */
+    private final int group;
 
-    SnapshotFetcher(String nodeId, Credentials credentials, RocksKeyValueStore.Settings settings) {
+    SnapshotFetcher(String nodeId, Credentials credentials, RocksKeyValueStore.Settings settings, int group) {
         this.nodeId = nodeId;
         this.credentials = credentials;
         this.settings = settings;
+        this.group = group;
     }
 
     @Override
     public void fetch(String leaderAddress, Path target) throws IOException {
         ManagedChannel channel = NodeChannels.open(leaderAddress, credentials);
-        String source = "the snapshot " + leaderAddress + " sent to " + nodeId;
+        String source = "the snapshot of group " + group + " " + leaderAddress + " sent to " + nodeId;
         try (BackupFile.Receiver receiver = new BackupFile.Receiver(target, source, settings)) {
             Iterator<byte[]> chunks = ClientCalls.blockingServerStreamingCall(channel, SnapshotRpc.FETCH,
-                    CallOptions.DEFAULT.withDeadlineAfter(DEADLINE_MINUTES, TimeUnit.MINUTES), new byte[0]);
+                    CallOptions.DEFAULT.withDeadlineAfter(DEADLINE_MINUTES, TimeUnit.MINUTES), SnapshotRpc.request(group));
             while (chunks.hasNext()) {
                 byte[] chunk = chunks.next();
                 receiver.accept(chunk, 0, chunk.length);

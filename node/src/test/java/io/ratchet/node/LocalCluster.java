@@ -82,7 +82,7 @@ public final class LocalCluster implements AutoCloseable {
             for (String id : peers.keySet()) {
                 cluster.startNode(id);
             }
-            cluster.awaitLeader();
+            cluster.awaitLeaders();
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
@@ -114,7 +114,8 @@ public final class LocalCluster implements AutoCloseable {
         peers.put(id, "127.0.0.1:" + FreePorts.next());
         NodeConfig config = new NodeConfig(id, peers, first.group(), first.storage().resolveSibling(id),
                 first.snapshotThreshold(), first.segmentSizeBytes(), first.electionTimeoutMin(), first.electionTimeoutMax(),
-                first.sweepInterval(), FreePorts.next(), first.quotaBytes(), tls, first.store(), first.minFreeBytes(), null);
+                first.sweepInterval(), FreePorts.next(), first.quotaBytes(), tls, first.store(), first.minFreeBytes(), null,
+                first.groups());
         configs.put(id, config);
         try {
             running.put(id, RatchetNode.start(config, true));
@@ -154,9 +155,26 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private Optional<String> readyLeader() {
+        return readyLeader(0);
+    }
+
+    /** Waits for a ready leader of each of the cluster's groups ({@link io.ratchet.protocol.Groups}). */
+    void awaitLeaders() {
+        int groups = configs.values().iterator().next().groups();
+        for (int g = 0; g < groups; g++) {
+            awaitLeader(g);
+        }
+    }
+
+    /** Waits for a ready leader of group {@code group}, and returns its id. */
+    String awaitLeader(int group) {
+        return await().atMost(Duration.ofSeconds(30)).until(() -> readyLeader(group), Optional::isPresent).orElseThrow();
+    }
+
+    private Optional<String> readyLeader(int group) {
         return running.entrySet().stream()
                 .filter(e -> {
-                    var info = division(e.getValue()).getInfo();
+                    var info = division(e.getValue(), group).getInfo();
                     return info.isLeader() && info.isLeaderReady();
                 })
                 .map(Map.Entry::getKey).findFirst();
@@ -187,8 +205,17 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private RaftServer.Division division(RatchetNode node) {
+        return division(node, 0);
+    }
+
+    /** Node {@code id}'s member of group {@code group}. */
+    RaftServer.Division division(String id, int group) {
+        return division(running.get(id), group);
+    }
+
+    private static RaftServer.Division division(RatchetNode node, int group) {
         try {
-            return node.raftServer().getDivision(node.groupId());
+            return node.raftServer().getDivision(node.groupIds().get(group));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -200,7 +227,12 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Every item in one node's local store, read straight from its state machine. */
     List<Item> itemsOn(String id) {
-        RatchetStateMachine sm = (RatchetStateMachine) division(id).getStateMachine();
+        return itemsOn(id, 0);
+    }
+
+    /** Every item in one node's local store of group {@code group}. */
+    List<Item> itemsOn(String id, int group) {
+        RatchetStateMachine sm = (RatchetStateMachine) division(id, group).getStateMachine();
         List<Item> all = new ArrayList<>();
         for (int start = 0; ; start += Limits.MAX_PAGE_SIZE) {
             Query.ListItems page = new Query.ListItems("", start, Limits.MAX_PAGE_SIZE);

@@ -465,7 +465,7 @@ public final class Codec {
                 o.writeInt(l.start());
                 o.writeInt(l.pageSize());
             };
-            case STATS, AUTH_STATUS -> o -> {
+            case STATS, AUTH_STATUS, SHAPE -> o -> {
             };
             case WATCH -> o -> {
                 Query.Watch w = (Query.Watch) query;
@@ -496,6 +496,7 @@ public final class Codec {
             case GETS -> new Query.Gets(readStrings(in).stream().map(Query.Get::new).toList());
             case CONTENTION -> new Query.Contention(in.readInt());
             case AUTH_STATUS -> new Query.AuthStatus();
+            case SHAPE -> new Query.Shape();
         };
     }
 
@@ -619,6 +620,7 @@ public final class Codec {
                 o.writeLong(d.freeBytes());
                 o.writeLong(d.floorBytes());
             };
+            case SHAPE -> o -> writeStrings(o, ((Result.Shape) result).leaders());
         };
         body.write(out);
     }
@@ -670,6 +672,7 @@ public final class Codec {
             case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
             case AUTH_STATE -> new Result.AuthState(AuthTableCodec.read(in));
             case DISK_FULL -> new Result.DiskFull(readString(in), in.readLong(), in.readLong());
+            case SHAPE -> new Result.Shape(readStrings(in));
         };
     }
 

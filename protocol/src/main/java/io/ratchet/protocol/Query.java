@@ -4,7 +4,7 @@ import java.util.List;
 
 /** A read. Queries never change state and never enter the Raft log. */
 public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, Query.Stats, Query.Watch,
-        Query.GetDocument, Query.Gets, Query.Contention, Query.AuthStatus {
+        Query.GetDocument, Query.Gets, Query.Contention, Query.AuthStatus, Query.Shape {
 
     /** Which query this is: what code that serves or encodes queries switches on (see {@link WireKind}). */
     Kind kind();
@@ -13,7 +13,7 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
 
     /** The kinds of query and their tags. */
     enum Kind implements WireKind {
-        GET(1), GET_ALL(2), LIST_ITEMS(3), STATS(4), WATCH(5), GET_DOCUMENT(6), GETS(7), CONTENTION(8), AUTH_STATUS(9);
+        GET(1), GET_ALL(2), LIST_ITEMS(3), STATS(4), WATCH(5), GET_DOCUMENT(6), GETS(7), CONTENTION(8), AUTH_STATUS(9), SHAPE(10);
 
         private final byte tag;
 
@@ -115,6 +115,22 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
         @Override
         public Kind kind() {
             return Kind.STATS;
+        }
+    }
+
+    /**
+     * The cluster's groups ({@link Groups}): how many, and the client address of each one's leader as the
+     * node asked knows it. The front end answers it from its own state, at once; a client asks once, before
+     * its first call that names a key.
+     */
+    record Shape() implements Query {
+        @Override
+        public void validate() {
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.SHAPE;
         }
     }
 

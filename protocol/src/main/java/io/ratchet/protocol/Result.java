@@ -5,7 +5,7 @@ import java.util.List;
 /** What a node answers to a command or query. A failed condition is a normal result, not an error. */
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
-        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.DiskFull, Result.Quota, Result.AuthState {
+        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.DiskFull, Result.Quota, Result.AuthState, Result.Shape {
 
     /** Which result this is: what code that reads or encodes results switches on (see {@link WireKind}). */
     Kind kind();
@@ -14,7 +14,7 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
     enum Kind implements WireKind {
         WRITE(1), REJECTED(2), FOUND(3), ITEMS(4), STATS(5), TXN(6), SWEPT(7), WATCHED(8), DOCUMENT_FOUND(9),
         SESSION_OPENED(10), SESSION_EXPIRED(11), CONTENTION(12), QUOTA_EXCEEDED(13), QUOTA(14), AUTH_STATE(15),
-        DISK_FULL(16);
+        DISK_FULL(16), SHAPE(17);
 
         private final byte tag;
 
@@ -227,6 +227,26 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
         /** Attempts per commit; null for a key that never committed. */
         public Double attemptsPerCommit() {
             return commits == 0 ? null : (double) attempts / commits;
+        }
+    }
+
+    /**
+     * The answer to {@link Query.Shape}: one entry per group, in group order, each the client address of
+     * the group's leader as the answering node knows it, or empty when it knows none.
+     */
+    record Shape(List<String> leaders) implements Result {
+        public Shape {
+            leaders = List.copyOf(leaders);
+        }
+
+        /** How many groups the cluster has. */
+        public int groups() {
+            return leaders.size();
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.SHAPE;
         }
     }
 }

@@ -21,7 +21,8 @@ import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
  *   <li>{@code StaleRead}: a query message served from this node's own state at once.</li>
  *   <li>{@code Calls}: a bidirectional stream carrying any number of the three above, each framed as
  *       {@link #frame}: a call id (8 bytes), the method ({@link #WRITE_CALL}, {@link #READ_CALL},
- *       {@link #STALE_READ_CALL}: 1 byte), then the message; each answer comes back framed with its call
+ *       {@link #STALE_READ_CALL}: 1 byte; with {@link #IN_GROUP}, a group number follows), then the
+ *       message; each answer comes back framed with its call
  *       id, in any order. What the Java client uses: a unary call costs a stream of its own (headers,
  *       trailers, a call's setup on both sides), which on a small machine is most of what a write
  *       costs the leader.</li>
@@ -63,9 +64,54 @@ public final class Rpc {
     /** A request frame's head: the call id and the method. An answer's head is the call id alone. */
     public static final int CALL_HEAD_BYTES = Long.BYTES + 1;
 
+    /**
+     * A method byte with this bit set addresses a group other than the first ({@link Groups}): the
+     * group's number (2 bytes) follows it, before the message. A call without it is for group 0, so a
+     * cluster of one group sees the frames it always did.
+     */
+    public static final byte IN_GROUP = 0x40;
+    /** The group number's bytes in a frame whose method has {@link #IN_GROUP}. */
+    public static final int GROUP_BYTES = Short.BYTES;
+
     /** A call on the {@code Calls} stream: its id, its method, then the message as the unary method takes it. */
     public static byte[] frame(long callId, byte method, byte[] message) {
         return ByteBuffer.allocate(CALL_HEAD_BYTES + message.length).putLong(callId).put(method).put(message).array();
+    }
+
+    /** A call to group {@code group}: as {@link #frame(long, byte, byte[])}, with the group named when not 0. */
+    public static byte[] frame(long callId, byte method, int group, byte[] message) {
+        if (group == 0) {
+            return frame(callId, method, message);
+        }
+        return ByteBuffer.allocate(CALL_HEAD_BYTES + GROUP_BYTES + message.length).putLong(callId)
+                .put((byte) (method | IN_GROUP)).putShort((short) group).put(message).array();
+    }
+
+    /** A call frame taken apart: its id, its method (without {@link #IN_GROUP}), its group and its message. */
+    public record Call(long callId, byte method, int group, byte[] message) {
+        /**
+         * Parses a frame; null when it is too short to hold its head (it then cannot be answered: there is no
+         * call id to answer).
+         */
+        public static Call parse(byte[] frame) {
+            if (frame.length < CALL_HEAD_BYTES) {
+                return null;
+            }
+            ByteBuffer in = ByteBuffer.wrap(frame);
+            long id = in.getLong();
+            byte method = in.get();
+            int group = 0;
+            if ((method & IN_GROUP) != 0) {
+                if (in.remaining() < GROUP_BYTES) {
+                    return null;
+                }
+                method = (byte) (method & ~IN_GROUP);
+                group = Short.toUnsignedInt(in.getShort());
+            }
+            byte[] message = new byte[in.remaining()];
+            in.get(message);
+            return new Call(id, method, group, message);
+        }
     }
 
     /** An answer on the {@code Calls} stream: the call's id, then the answer as the unary method gives it. */

@@ -79,6 +79,7 @@ class WireBytesTest {
         query("01 03 07 00000002 00000001 61 00000001 62", new Query.Gets(List.of(new Query.Get("a"), new Query.Get("b"))));
         query("01 03 08 0000000a", new Query.Contention(10));
         query("01 03 09", new Query.AuthStatus());
+        query("01 03 0a", new Query.Shape());
         assertEquals(EnumSet.allOf(Query.Kind.class), pinned);
     }
 
@@ -106,6 +107,7 @@ class WireBytesTest {
                 new Result.AuthState(new AuthTable(true, Map.of("ada", new AuthTable.User("ada", HASH, List.of("root"))),
                         Map.of("ops", List.of(new AuthTable.Grant(AuthTable.Permission.READ, "a/"))))));
         result("10 00000002 6e31 0000000000000005 000000000000000a", new Result.DiskFull("n1", 5, 10));
+        result("11 00000002 00000007 6e313a37303031 00000000", new Result.Shape(List.of("n1:7001", "")));
         assertEquals(EnumSet.allOf(Result.Kind.class), pinned);
     }
 

@@ -606,8 +606,9 @@ public final class CompareExchangeStore {
             case GET_DOCUMENT -> new Result.DocumentFound(document(((Query.GetDocument) query).id()));
             case STATS -> new Result.Stats(appliedIndex, clusterTime, size(), used(), quota);
             case AUTH_STATUS -> new Result.AuthState(auth.withoutSecrets());
-            // served by the state machine: a watch waits, gets are answered one by one, contention is the node's
-            case WATCH, GETS, CONTENTION -> throw new InvalidCommandException("unknown query " + query);
+            // served by the state machine: a watch waits, gets are answered one by one, contention is the node's;
+            // the front end answers the cluster's shape
+            case WATCH, GETS, CONTENTION, SHAPE -> throw new InvalidCommandException("unknown query " + query);
         };
     }
 

@@ -91,7 +91,7 @@ final class Footprint {
             }
             case REJECTED -> RESULT + utf8(((Result.Rejected) result).reason());
             case FOUND, ITEMS, STATS, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED, CONTENTION,
-                    QUOTA_EXCEEDED, QUOTA, AUTH_STATE, DISK_FULL -> RESULT;
+                    QUOTA_EXCEEDED, QUOTA, AUTH_STATE, DISK_FULL, SHAPE -> RESULT;
         };
     }
 

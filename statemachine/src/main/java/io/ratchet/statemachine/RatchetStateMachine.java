@@ -577,6 +577,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
                                 k.key(), k.attempts(), k.commits(), k.refused())).toList())));
                 case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, AUTH_STATUS ->
                         CompletableFuture.completedFuture(List.of(read(query)));
+                case SHAPE -> CompletableFuture.failedFuture(new StateMachineException(RaftGroupMemberId.valueOf(getId(),
+                        getGroupId()), new InvalidCommandException("the cluster's shape is the front end's to answer")));
             };
         } finally {
             lock.readLock().unlock();

@@ -164,7 +164,7 @@ final class SnapshotCodec {
                 AuthTableCodec.write(o, ((Result.AuthState) result).table());
             };
             // reads' answers, and a front end's: apply never remembers them
-            case FOUND, ITEMS, STATS, WATCHED, DOCUMENT_FOUND, CONTENTION, DISK_FULL ->
+            case FOUND, ITEMS, STATS, WATCHED, DOCUMENT_FOUND, CONTENTION, DISK_FULL, SHAPE ->
                     throw new IllegalArgumentException("a snapshot keeps the results of writes only, not " + result);
         };
         tagged.write(out);

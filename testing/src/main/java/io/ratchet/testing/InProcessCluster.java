@@ -63,6 +63,9 @@ import java.util.function.Function;
  *       at once when the key changed after its index, else when an applied entry changes it, or when its
  *       timeout passes in real time, with the key's state then;</li>
  *   <li>{@link Rpc#STALE_READ_CALL}: as a read, served even without a leader; a watch is invalid.</li>
+ *   <li>{@link Query.Shape}, the client's question before its first keyed call: one group, its leader
+ *       not named (the client then finds it by the calls tests watch); answered at once and not counted
+ *       among {@link #calls}. A call to another group is refused as invalid.</li>
  * </ul>
  *
  * <p>Time. The cluster clock is manual: it starts at the real wall clock (the lock recipe uses the
@@ -453,8 +456,18 @@ public final class InProcessCluster implements AutoCloseable {
         }
 
         @Override
-        public CompletableFuture<Outcome> call(byte method, String address, byte[] message, Duration timeout) {
+        public CompletableFuture<Outcome> call(byte method, int group, String address, byte[] message, Duration timeout) {
+            if (method == Rpc.READ_CALL && isShapeQuery(message)) {
+                // The client's one question before its first keyed call: answered, and not counted among calls. It
+                // names no leader, so a client finds the leader by the calls tests watch (a refusal's hint).
+                return CompletableFuture.completedFuture(new Transport.Answered(
+                        Codec.encodeResults(List.of(new Result.Shape(List.of("")))), null));
+            }
             calls.add(new Call(method, address, message));
+            if (group != 0) {
+                return CompletableFuture.completedFuture(new Refused(
+                        Refusal.invalid("the in-process cluster has one group, not group " + group)));
+            }
             if (closed) {
                 return CompletableFuture.completedFuture(new Unanswered("the client is closed", false));
             }
@@ -470,6 +483,14 @@ public final class InProcessCluster implements AutoCloseable {
                 outcome.complete(new Unanswered("the cluster is closed", false));
             }
             return outcome;
+        }
+
+        private static boolean isShapeQuery(byte[] message) {
+            try {
+                return Codec.decodeQuery(message) instanceof Query.Shape;
+            } catch (RuntimeException e) {
+                return false;
+            }
         }
 
         @Override

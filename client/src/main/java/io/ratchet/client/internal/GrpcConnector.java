@@ -70,14 +70,14 @@ public final class GrpcConnector implements Transport.Connector {
     }
 
     @Override
-    public CompletableFuture<Outcome> call(byte method, String address, byte[] message, Duration timeout) {
+    public CompletableFuture<Outcome> call(byte method, int group, String address, byte[] message, Duration timeout) {
         CallStream stream;
         try {
             stream = stream(address);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(new Unanswered(e.getMessage(), false));
         }
-        return stream.call(method, message, timeout);
+        return stream.call(method, group, message, timeout);
     }
 
     /**
@@ -130,10 +130,10 @@ public final class GrpcConnector implements Transport.Connector {
             this.channel = channel;
         }
 
-        public CompletableFuture<Outcome> call(byte method, byte[] message, Duration timeout) {
+        public CompletableFuture<Outcome> call(byte method, int group, byte[] message, Duration timeout) {
             long id = ids.incrementAndGet();
             CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-            byte[] frame = Rpc.frame(id, method, message);
+            byte[] frame = Rpc.frame(id, method, group, message);
             synchronized (this) {
                 Stream stream = open();
                 Timeout timer = Deadlines.after(deadlines, timeout, () -> finish(id, new Unanswered("timed out", true)));

@@ -65,28 +65,68 @@ public final class Transport implements AutoCloseable {
      * tests, to a store in the same process. Never completes exceptionally.
      */
     public interface Connector extends AutoCloseable {
-        CompletableFuture<Outcome> call(byte method, String address, byte[] message, Duration timeout);
+        /** One call of {@code method} to group {@code group} ({@link Rpc#frame(long, byte, int, byte[])}). */
+        CompletableFuture<Outcome> call(byte method, int group, String address, byte[] message, Duration timeout);
 
         @Override
         void close();
     }
 
+    /** The node addresses, shared by the transport of every group. */
     private final List<String> addresses;
     /** The client's timers: call timeouts, and pauses between attempts in {@link Attempts}. */
     private final ScheduledThreadPoolExecutor timers;
     private final Connector connector;
     /** Hedges' deadlines: the process's wheel, held open until this closes. */
     private final HashedWheelTimer deadlines;
+    /** The transport of group 0, which owns what the groups share and closes it; this one for group 0. */
+    private final Transport root;
+    /** The group this transport's calls go to ({@link io.ratchet.protocol.Groups}). */
+    private final int group;
     private volatile String leader;
     private volatile boolean closed;
 
-    /** {@code connector} is made with the client's timer thread, which it may use for its timeouts. */
+    /**
+     * {@code connector} is made with the client's timer thread, which it may use for its timeouts. The
+     * transport is group 0's; {@link #forGroup} gives the others'.
+     */
     public Transport(List<String> addresses, Function<ScheduledExecutorService, Connector> connector) {
         this.addresses = new ArrayList<>(addresses);
         this.leader = addresses.get(0);
         this.timers = timers();
         this.connector = connector.apply(timers);
         this.deadlines = Deadlines.acquire();
+        this.root = this;
+        this.group = 0;
+    }
+
+    private Transport(Transport root, int group, String leader) {
+        this.addresses = root.addresses;
+        this.timers = root.timers;
+        this.connector = root.connector;
+        this.deadlines = root.deadlines;
+        this.root = root;
+        this.group = group;
+        this.leader = leader;
+    }
+
+    /**
+     * The transport of group {@code group}: the same nodes, connections and timers, and its own belief of
+     * who leads, starting at {@code leader} (null: the node group 0 believes leads). Closed with this one.
+     */
+    public Transport forGroup(int group, String leader) {
+        if (group == 0) {
+            if (leader != null && !leader.isEmpty()) {
+                follow(leader);
+            }
+            return root;
+        }
+        return new Transport(root, group, leader == null || leader.isEmpty() ? root.leader : leader);
+    }
+
+    /** The group this transport's calls go to. */
+    public int group() {
+        return group;
     }
 
     /**
@@ -151,18 +191,23 @@ public final class Transport implements AutoCloseable {
      * {@link Rpc#READ_CALL} or {@link Rpc#STALE_READ_CALL}); never completes exceptionally.
      */
     public CompletableFuture<Outcome> call(byte method, String address, byte[] message, Duration timeout) {
-        if (closed) {
+        if (closed()) {
             return CompletableFuture.completedFuture(new Unanswered("the client is closed", false));
         }
-        return connector.call(method, address, message, timeout);
+        return connector.call(method, group, address, message, timeout);
     }
 
     public boolean closed() {
-        return closed;
+        return root.closed;
     }
 
+    /** Closes what every group shares; a group's transport closes with group 0's. */
     @Override
     public synchronized void close() {
+        if (root != this) {
+            root.close();
+            return;
+        }
         if (closed) {
             return;
         }

@@ -28,6 +28,11 @@ final class AdminError extends RuntimeException {
         this.leader = leader;
     }
 
+    /** The error's code: one of the constants above. */
+    String code() {
+        return code;
+    }
+
     static AdminError invalid(String message) {
         return new AdminError(INVALID, message);
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.common.Credentials;
 import io.ratchet.common.Failures;
+import io.ratchet.common.NodeChannels;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.AdminRpc;
@@ -18,15 +19,22 @@ import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
+import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.ServerCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.slf4j.Logger;
@@ -42,7 +50,10 @@ import org.slf4j.LoggerFactory;
  *       {@code "role": "STARTING"}.</li>
  *   <li>{@code members.add} {@code {id, address}}, {@code members.remove} {@code {id}},
  *       {@code leader.transfer} {@code {id}}: changes the leader carries out ({@link Membership}). Any
- *       other node refuses with {@code not_leader}, naming the leader, and the client asks there.</li>
+ *       other node refuses with {@code not_leader}, naming the leader, and the client asks there. On a
+ *       cluster of several groups, group 0's leader makes a membership change in every group, one after
+ *       another, each at the group's leader, which it asks with {@code group} in the request (see
+ *       {@link #everyGroup}).</li>
  * </ul>
  *
  * <p>An error is {@code {"error": CODE, "message": ...}}, CODE one of {@code invalid} (the request is
@@ -66,9 +77,16 @@ public final class AdminService implements AutoCloseable {
     private final Credentials self;
     private volatile RaftServer.Division division;
     private volatile Membership membership;
+    /** Each group's membership changes, in group order, once attached (the first is {@link #membership}). */
+    private volatile List<Membership> memberships = List.of();
+    /** Every group's division, in group order, once attached. */
+    private volatile List<RaftServer.Division> divisions = List.of();
+    /** The cluster's groups ({@link io.ratchet.protocol.Groups}); the first is the cluster's id. */
+    private final List<RaftGroupId> groupIds;
 
-    public AdminService(RaftGroupId groupId, String nodeId, String address, Credentials self, Authorizer authorizer) {
-        this.groupId = groupId;
+    public AdminService(List<RaftGroupId> groupIds, String nodeId, String address, Credentials self, Authorizer authorizer) {
+        this.groupIds = List.copyOf(groupIds);
+        this.groupId = groupIds.get(0);
         this.self = self;
         this.authorizer = authorizer;
         this.nodeId = nodeId;
@@ -85,7 +103,17 @@ public final class AdminService implements AutoCloseable {
     /** Called once the Ratis server has started; until then only {@code status} answers, as starting. */
     public void attach(RaftServer server) throws IOException {
         RaftServer.Division d = server.getDivision(groupId);
-        this.membership = new Membership(server, d, groupId, self, blocking);
+        List<RaftServer.Division> all = new ArrayList<>(groupIds.size());
+        for (RaftGroupId id : groupIds) {
+            all.add(server.getDivision(id));
+        }
+        this.divisions = List.copyOf(all);
+        List<Membership> each = new ArrayList<>(groupIds.size());
+        for (int g = 0; g < groupIds.size(); g++) {
+            each.add(new Membership(server, all.get(g), groupIds.get(g), groupIds.size(), self, blocking));
+        }
+        this.memberships = List.copyOf(each);
+        this.membership = each.get(0);
         this.division = d;
     }
 
@@ -135,6 +163,9 @@ public final class AdminService implements AutoCloseable {
         if (m == null) {
             throw new AdminError(AdminError.UNAVAILABLE, "node " + nodeId + " is starting");
         }
+        if (groupIds.size() > 1 && op.startsWith("members.")) {
+            return request.has("group") ? inGroup(op, request) : everyGroup(op, request, TokenInterceptor.current());
+        }
         return switch (op) {
             case "members.add" -> m.add(text(request, "id"), text(request, "address"));
             case "members.remove" -> m.remove(text(request, "id"));
@@ -142,6 +173,123 @@ public final class AdminService implements AutoCloseable {
             default -> throw AdminError.invalid("unknown admin op '" + op + "'");
         };
     }
+
+    /**
+     * A membership change on a cluster of several groups, as the operator asks it (of group 0's leader):
+     * the same change in every group, one group after another, each carried out by that group's leader
+     * (here, or on the node that leads it, asked with the operator's own token). A node to be added is
+     * probed once, before any group has it. Each group's part is done already when the group has the
+     * change, so an add or removal that stopped half way (a leader lost, a node that stopped answering)
+     * is finished by asking again; the error says so.
+     */
+    private CompletableFuture<ObjectNode> everyGroup(String op, JsonNode request, String token) {
+        ObjectNode perGroup = request.deepCopy();
+        CompletableFuture<Void> first;
+        if (op.equals("members.add")) {
+            String id = text(request, "id");
+            String address = text(request, "address");
+            Membership.validate(id, address);
+            // Probed only when no group has it yet: repeating a half-done add finds it in group 0.
+            first = membership.knows(id) ? CompletableFuture.completedFuture(null) : membership.probeAsync(id, address);
+        } else if (op.equals("members.remove")) {
+            text(request, "id");
+            first = CompletableFuture.completedFuture(null);
+        } else {
+            throw AdminError.invalid("unknown admin op '" + op + "'");
+        }
+        return first.thenCompose(v -> fromGroup(0, perGroup, token)).thenApply(last -> {
+            ObjectNode o = Json.MAPPER.createObjectNode();
+            o.set("configuration", Membership.configuration(division.getRaftConf()));
+            o.put("groups", groupIds.size());
+            return o;
+        });
+    }
+
+    /** The change in {@code group} and then each group after it, one at a time. */
+    private CompletableFuture<Void> fromGroup(int group, ObjectNode request, String token) {
+        if (group == groupIds.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return onGroup(group, request.deepCopy().put("group", group), token, 0).handle((answer, e) -> {
+            if (e == null) {
+                return fromGroup(group + 1, request, token);
+            }
+            Throwable cause = Failures.unwrap(e);
+            AdminError error = cause instanceof AdminError a ? a : new AdminError(AdminError.UNKNOWN, cause.toString());
+            if (group == 0 && !error.code().equals(AdminError.UNKNOWN)) {
+                return CompletableFuture.<Void>failedFuture(error); // refused before any group changed
+            }
+            return CompletableFuture.<Void>failedFuture(new AdminError(
+                    error.code().equals(AdminError.REFUSED) ? AdminError.REFUSED : AdminError.UNKNOWN,
+                    "group " + group + " of " + groupIds.size() + ": " + error.getMessage() + (group == 0 ? "" : "; groups 0.."
+                            + (group - 1) + " have the change") + ": ask again to finish it (each group's part is done once)"));
+        }).thenCompose(f -> f);
+    }
+
+    /** Retries of one group's part while its leadership moves (an election, the leader balancer). */
+    private static final int GROUP_ATTEMPTS = 10;
+
+    /** One group's part of a change: here when this node leads the group, else at the node that does. */
+    private CompletableFuture<ObjectNode> onGroup(int group, ObjectNode request, String token, int attempt) {
+        RaftServer.Division d = divisions.get(group);
+        CompletableFuture<ObjectNode> answer;
+        if (d.getInfo().isLeader()) {
+            answer = CompletableFuture.completedFuture(null).thenCompose(v -> inGroup(request.get("op").asText(), request));
+        } else {
+            RaftPeerId leader = d.getInfo().getLeaderId();
+            RaftPeer peer = leader == null ? null : d.getRaftConf().getPeer(leader, RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER);
+            answer = peer == null ? CompletableFuture.failedFuture(AdminError.notLeader(nodeId, null))
+                    : CompletableFuture.supplyAsync(() -> forward(peer.getAddress(), request, token), blocking);
+        }
+        return answer.exceptionallyCompose(e -> {
+            Throwable cause = Failures.unwrap(e);
+            boolean moved = cause instanceof AdminError a
+                    && (a.code().equals(AdminError.NOT_LEADER) || a.code().equals(AdminError.NO_LEADER));
+            if (!moved || attempt + 1 >= GROUP_ATTEMPTS) {
+                return CompletableFuture.failedFuture(cause);
+            }
+            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS, blocking))
+                    .thenCompose(v -> onGroup(group, request, token, attempt + 1));
+        });
+    }
+
+    /** A change of one group named in the request ({@code group}), which this node must lead. */
+    private CompletableFuture<ObjectNode> inGroup(String op, JsonNode request) {
+        int group = request.path("group").asInt(-1);
+        if (!request.path("group").isInt() || group < 0 || group >= groupIds.size()) {
+            throw AdminError.invalid("'group' is one of the cluster's groups, 0.." + (groupIds.size() - 1));
+        }
+        Membership m = memberships.get(group);
+        return switch (op) {
+            case "members.add" -> m.ensureAdded(text(request, "id"), text(request, "address"));
+            case "members.remove" -> m.ensureRemoved(text(request, "id"));
+            default -> throw AdminError.invalid("unknown admin op '" + op + "'");
+        };
+    }
+
+    /** Asks the admin service at {@code address} (a node, with this node's certificate and the operator's token). */
+    private ObjectNode forward(String address, ObjectNode request, String token) {
+        ManagedChannel channel = NodeChannels.open(address, token == null ? self : self.withToken(token));
+        try {
+            byte[] answer = ClientCalls.blockingUnaryCall(channel, AdminRpc.CALL,
+                    CallOptions.DEFAULT.withDeadlineAfter(FORWARD_SECONDS, TimeUnit.SECONDS), Json.MAPPER.writeValueAsBytes(request));
+            JsonNode o = Json.MAPPER.readTree(answer);
+            if (o.hasNonNull("error")) {
+                throw new AdminError(o.path("error").asText(), o.path("message").asText());
+            }
+            return (ObjectNode) o;
+        } catch (StatusRuntimeException e) {
+            throw new AdminError(AdminError.NO_LEADER, "the leader of group " + request.path("group").asInt() + " at " + address
+                    + " did not answer (" + e.getStatus().getCode() + ")");
+        } catch (IOException e) {
+            throw new AdminError(AdminError.UNKNOWN, "the answer of " + address + " is not JSON: " + e.getMessage());
+        } finally {
+            channel.shutdownNow();
+        }
+    }
+
+    /** How long one group's part of a change may take at another node: an add waits for the new node to catch up. */
+    private static final long FORWARD_SECONDS = 120;
 
     private static String text(JsonNode request, String field) {
         JsonNode value = request.get(field);
@@ -173,6 +321,9 @@ public final class AdminService implements AutoCloseable {
         o.put("commitIndex", d.getRaftLog().getLastCommittedIndex());
         o.put("appliedIndex", info.getLastAppliedIndex());
         o.set("configuration", Membership.configuration(d.getRaftConf()));
+        if (groupIds.size() > 1) {
+            o.set("groups", groups());
+        }
         RatchetStateMachine machine = (RatchetStateMachine) d.getStateMachine();
         return machine.query(RaftBytes.message(Codec.encodeQuery(new Query.Stats()))).thenApply(reply -> {
             Result.Stats stats = (Result.Stats) Codec.decodeResults(reply.getContent().toByteArray()).get(0);
@@ -182,6 +333,25 @@ public final class AdminService implements AutoCloseable {
             o.put("quotaBytes", stats.quotaBytes());
             return o;
         });
+    }
+
+    /**
+     * Each group as this node sees it, in group order: {@code [{group, role, leader, term, commitIndex,
+     * appliedIndex}]}. The top-level fields are group 0's, as they were before groups.
+     */
+    private ArrayNode groups() {
+        ArrayNode array = Json.MAPPER.createArrayNode();
+        List<RaftServer.Division> all = divisions;
+        for (int g = 0; g < all.size(); g++) {
+            RaftServer.Division d = all.get(g);
+            var info = d.getInfo();
+            RaftPeerId leader = info.getLeaderId();
+            array.addObject().put("group", g).put("role", info.getCurrentRole().name())
+                    .put("leader", leader == null ? null : leader.toString()).put("term", info.getCurrentTerm())
+                    .put("commitIndex", d.getRaftLog().getLastCommittedIndex())
+                    .put("appliedIndex", info.getLastAppliedIndex());
+        }
+        return array;
     }
 
     /** Members as JSON: {@code [{id, address, role: VOTER|LISTENER}]}. */

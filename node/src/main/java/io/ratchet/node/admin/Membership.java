@@ -65,6 +65,8 @@ final class Membership {
     private final RaftServer.Division division;
     private final RaftGroupId groupId;
     private final ExecutorService blocking;
+    /** How many groups the cluster has: a node to be added must be configured with as many. */
+    private final int groups;
     /** What this node shows as a client of a node to be added: its certificate, with TLS. */
     private final Credentials self;
     private final ClientId clientId = ClientId.randomId();
@@ -76,9 +78,10 @@ final class Membership {
      */
     private final long liveMillis;
 
-    Membership(RaftServer server, RaftServer.Division division, RaftGroupId groupId, Credentials self,
+    Membership(RaftServer server, RaftServer.Division division, RaftGroupId groupId, int groups, Credentials self,
                ExecutorService blocking) {
         this.server = server;
+        this.groups = groups;
         this.self = self;
         this.division = division;
         this.groupId = groupId;
@@ -87,12 +90,50 @@ final class Membership {
     }
 
     CompletableFuture<ObjectNode> add(String id, String address) {
+        return add(id, address, true);
+    }
+
+    /** Checks a node's id and address for an add; throws {@link AdminError} (invalid) when one is malformed. */
+    static void validate(String id, String address) {
         if (!ID.matcher(id).matches()) {
             throw AdminError.invalid("a node id is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit; not '" + id + "'");
         }
         if (!ADDRESS.matcher(address).matches()) {
             throw AdminError.invalid("a node address is host:port, not '" + address + "'");
         }
+    }
+
+    /**
+     * One group's part of adding a node to a cluster of several groups: as {@link #add}, without the probe
+     * (the coordinator probed once, before the first group), and done already when {@code id} is a member
+     * at {@code address}, so that repeating an add that stopped half way finishes it.
+     */
+    CompletableFuture<ObjectNode> ensureAdded(String id, String address) {
+        validate(id, address);
+        RaftConfiguration conf = stableLeaderConf();
+        RaftPeer existing = conf.getPeer(RaftPeerId.valueOf(id), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER);
+        if (existing != null && existing.getAddress().equals(address)) {
+            return CompletableFuture.completedFuture(Json.MAPPER.createObjectNode().set("configuration", configuration(conf)));
+        }
+        return add(id, address, false);
+    }
+
+    /** One group's part of removing a node: as {@link #remove}, and done already when {@code id} is no member. */
+    CompletableFuture<ObjectNode> ensureRemoved(String id) {
+        RaftConfiguration conf = stableLeaderConf();
+        if (conf.getPeer(RaftPeerId.valueOf(id), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null) {
+            return CompletableFuture.completedFuture(Json.MAPPER.createObjectNode().set("configuration", configuration(conf)));
+        }
+        return remove(id);
+    }
+
+    /** Whether {@code id} is a member in this node's view of the group's configuration. */
+    boolean knows(String id) {
+        return division.getRaftConf().getPeer(RaftPeerId.valueOf(id), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) != null;
+    }
+
+    private CompletableFuture<ObjectNode> add(String id, String address, boolean probe) {
+        validate(id, address);
         RaftConfiguration conf = stableLeaderConf();
         RaftPeer existing = conf.getPeer(RaftPeerId.valueOf(id), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER);
         if (existing != null) {
@@ -106,8 +147,14 @@ final class Membership {
         RaftPeer joining = RaftPeer.newBuilder().setId(id).setAddress(address).build();
         List<RaftPeer> voters = new ArrayList<>(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
         voters.add(joining);
-        return CompletableFuture.runAsync(() -> probe(id, address), blocking)
-                .thenCompose(v -> change(conf, voters, List.copyOf(conf.getCurrentPeers(RaftPeerRole.LISTENER))));
+        CompletableFuture<Void> probed = probe ? CompletableFuture.runAsync(() -> probe(id, address), blocking)
+                : CompletableFuture.completedFuture(null);
+        return probed.thenCompose(v -> change(conf, voters, List.copyOf(conf.getCurrentPeers(RaftPeerRole.LISTENER))));
+    }
+
+    /** Probes a node to be added (see {@link #add}), off the caller's thread. */
+    CompletableFuture<Void> probeAsync(String id, String address) {
+        return CompletableFuture.runAsync(() -> probe(id, address), blocking);
     }
 
     CompletableFuture<ObjectNode> remove(String id) {
@@ -281,6 +328,12 @@ final class Membership {
             }
             if ("STARTING".equals(status.path("role").asText())) {
                 throw AdminError.refused("the node at " + address + " is still starting; try again shortly");
+            }
+            int groups = Math.max(1, status.path("groups").size());
+            if (groups != this.groups) {
+                throw AdminError.refused("the node at " + address + " is configured with " + groups + " group"
+                        + (groups == 1 ? "" : "s") + ", and this cluster has " + this.groups + ": set groups = "
+                        + this.groups + " in its configuration, wipe its storage and start it with --join");
             }
             if (!status.path("configuration").path("members").isEmpty()) {
                 throw AdminError.refused("the node at " + address + " is already in a configuration (its data is of an "

@@ -62,7 +62,7 @@ public final class Authorizer {
             case LIST_ITEMS -> need(t, user, Permission.READ, ((Query.ListItems) query).prefix());
             case WATCH -> need(t, user, Permission.READ, ((Query.Watch) query).key());
             case GET_DOCUMENT -> need(t, user, Permission.READ, ((Query.GetDocument) query).id());
-            case STATS -> null;
+            case STATS, SHAPE -> null;
             // Hot keys name keys of every prefix; the permission table is the administrator's.
             case CONTENTION, AUTH_STATUS -> cluster(t, user);
         };

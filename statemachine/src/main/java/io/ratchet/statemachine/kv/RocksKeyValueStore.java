@@ -63,6 +63,12 @@ public final class RocksKeyValueStore implements KeyValueStore {
                 throw new IllegalArgumentException("the block cache and write buffer are at least 1 MiB each");
             }
         }
+
+        /** Each of {@code stores} stores' share of these (at least 1 MiB of each): a node's groups share its memory. */
+        public Settings dividedAmong(int stores) {
+            return stores == 1 ? this : new Settings(Math.max(1 << 20, blockCacheBytes / stores),
+                    Math.max(1 << 20, writeBufferBytes / stores));
+        }
     }
 
     /** What the database holds and uses, for metrics and status. */

@@ -1,0 +1,103 @@
+package io.ratchet.node;
+
+import io.ratchet.protocol.DaemonThreads;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Spreads a cluster's group leaders over its nodes ({@link io.ratchet.protocol.Groups}): elections put
+ * them anywhere, and a node that comes back after a failure leads nothing until something moves. Every
+ * round, a node that leads more than its share (the groups divided by the voters, rounded up) hands one
+ * group to the voter that leads the fewest, among the voters that group heard from within the last
+ * second, if that voter leads less than its share. Each node judges from its own view of every group's
+ * leader (it is a member of all of them), and moves one group a round, so the spread settles in a few
+ * rounds and two nodes never hand the same group back and forth: the giver is over its share, the
+ * taker under it. A round in which some group has no known leader (an election) moves nothing.
+ */
+final class LeaderBalancer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderBalancer.class);
+    /** How often a node looks: {@code ratchet.balance.intervalMillis}, 5 s unless set. */
+    static final Duration INTERVAL = Duration.ofMillis(Long.getLong("ratchet.balance.intervalMillis", 5_000));
+    private static final long HEARD_WITHIN_MILLIS = 1_000;
+
+    private final RaftServer server;
+    private final List<RaftGroupId> groups;
+    private final List<HandOver> handOvers = new ArrayList<>();
+    private final ScheduledExecutorService timer =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-leader-balancer"));
+
+    LeaderBalancer(RaftServer server, List<RaftGroupId> groups, Duration interval) {
+        this.server = server;
+        this.groups = List.copyOf(groups);
+        groups.forEach(id -> handOvers.add(new HandOver(server, id)));
+        timer.scheduleWithFixedDelay(this::balanceOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Hand-overs this node started to spread the leaders. */
+    long handedOver() {
+        return handOvers.stream().mapToLong(HandOver::started).sum();
+    }
+
+    void balanceOnce() {
+        try {
+            List<RaftServer.Division> divisions = new ArrayList<>(groups.size());
+            for (RaftGroupId id : groups) {
+                divisions.add(server.getDivision(id));
+            }
+            Map<RaftPeerId, Integer> led = new HashMap<>();
+            for (RaftPeer voter : divisions.get(0).getRaftConf().getCurrentPeers()) {
+                led.put(voter.getId(), 0);
+            }
+            for (RaftServer.Division d : divisions) {
+                RaftPeerId leader = d.getInfo().getLeaderId();
+                if (leader == null) {
+                    return;
+                }
+                led.merge(leader, 1, Integer::sum);
+            }
+            RaftPeerId self = server.getId();
+            int share = (groups.size() + led.size() - 1) / led.size();
+            if (led.getOrDefault(self, 0) <= share) {
+                return;
+            }
+            for (int g = 0; g < divisions.size(); g++) {
+                RaftServer.Division d = divisions.get(g);
+                RaftPeerId target = HandOver.recentlyHeardVoters(d, HEARD_WITHIN_MILLIS).stream()
+                        .filter(p -> led.getOrDefault(p, share) < share)
+                        .min(Comparator.comparingInt((RaftPeerId p) -> led.get(p)).thenComparing(RaftPeerId::toString))
+                        .orElse(null);
+                if (target != null) {
+                    LOG.info("node {} leads {} of {} groups, more than its share of {}: it hands group {} to {}, which leads {}",
+                            self, led.get(self), groups.size(), share, g, target, led.get(target));
+                    handOvers.get(g).to(target).get(30, TimeUnit.SECONDS);
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("leader balance round: a group is not there (starting or stopping)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.debug("leader balance round failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

@@ -1,0 +1,257 @@
+package io.ratchet.node;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ratchet.client.CompareExchangeResult;
+import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.TransactionResult;
+import io.ratchet.client.WatchResult;
+import io.ratchet.protocol.Batch;
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Groups;
+import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Keys;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Refusal;
+import io.ratchet.protocol.Request;
+import io.ratchet.protocol.Rpc;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
+import org.apache.ratis.server.RaftServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A cluster of four Raft groups on three real nodes: keys spread over the groups by their hash (or hash
+ * tag), each group with its own log and leader, the client routing each call to its key's group, and
+ * lists and multi-key reads gathered from every group in key order.
+ */
+class GroupsClusterTest {
+    private static final int GROUPS = 4;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void keysSpreadOverTheGroupsAndReadBackInKeyOrderAcrossRestarts() {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+            RatchetClient client = cluster.client();
+            assertEquals(GROUPS, client.groups());
+            List<String> keys = new ArrayList<>();
+            Set<Integer> groupsUsed = new HashSet<>();
+            for (int i = 0; i < 40; i++) {
+                String key = "spread/k" + i;
+                keys.add(key);
+                groupsUsed.add(Groups.of(key, GROUPS));
+                assertTrue(client.put(key, i, 0).successful());
+            }
+            assertEquals(GROUPS, groupsUsed.size(), "40 keys reach all four groups");
+
+            // Each group's store holds its own keys only (read on the group's leader, which applied every write
+            // it acknowledged; leadership may move meanwhile, hence the wait).
+            for (int g = 0; g < GROUPS; g++) {
+                int group = g;
+                long mine = keys.stream().filter(k -> Groups.of(k, GROUPS) == group).count();
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(mine, cluster.itemsOn(
+                        cluster.awaitLeader(group), group).stream().filter(i -> i.key().startsWith("spread/")).count(),
+                        "group " + group + " holds exactly the keys that hash to it"));
+            }
+
+            List<String> sorted = keys.stream().sorted(Comparator.comparing(Keys::normalize)).toList();
+            assertEquals(sorted, client.list("spread/", 0, 100).stream().map(Item::key).toList());
+            assertEquals(sorted.subList(10, 17), client.list("spread/", 10, 7).stream().map(Item::key).toList(),
+                    "a page of the merged order");
+            assertEquals(List.of(), client.list("spread/", 40, 5));
+            List<String> some = List.of("spread/k7", "spread/k30", "spread/k1", "spread/missing");
+            assertEquals(List.of("spread/k1", "spread/k30", "spread/k7"),
+                    client.getAll(some).stream().map(Item::key).toList(), "found ones, in key order, from several groups");
+
+            cluster.stopAll();
+            cluster.startAll();
+            cluster.awaitLeaders();
+            RatchetClient after = cluster.client();
+            assertEquals(sorted, after.list("spread/", 0, 100).stream().map(Item::key).toList(), "every group recovered");
+            for (int i = 0; i < 40; i += 7) {
+                assertEquals(String.valueOf(i), after.get("spread/k" + i).orElseThrow().value());
+            }
+        }
+    }
+
+    @Test
+    void aConditionFailsWithTheCurrentIndexInEveryGroupAndHashTagsShareATransaction() {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+            RatchetClient client = cluster.client();
+            for (int g = 0; g < GROUPS; g++) {
+                String key = keyInGroup("cas/", g);
+                long index = client.put(key, "v1", 0).index();
+                CompareExchangeResult again = client.put(key, "v2", 0);
+                assertFalse(again.successful(), "create-only in group " + g);
+                assertEquals(index, again.index());
+                assertTrue(client.put(key, "v2", index).successful());
+            }
+
+            assertEquals(Groups.of("user:{42}", GROUPS), Groups.of("email:{42}", GROUPS));
+            TransactionResult tagged = client.transaction(List.of(
+                    new Command.Put("user:{42}", "\"ada\"", 0, null), new Command.Put("email:{42}", "\"ada@example.com\"", 0, null)));
+            assertTrue(tagged.successful());
+            assertEquals(tagged.index(), client.get("email:{42}").orElseThrow().index(), "one entry of one group");
+
+            String a = keyInGroup("txn/", 0);
+            String b = keyInGroup("txn/", 1);
+            InvalidRequestException across = assertThrows(InvalidRequestException.class, () -> client.transaction(List.of(
+                    new Command.Put(a, "1", 0, null), new Command.Put(b, "1", 0, null))));
+            assertTrue(across.getMessage().contains("hash tag"), across.getMessage());
+            assertTrue(client.get(a).isEmpty() && client.get(b).isEmpty(), "nothing of it was written");
+        }
+    }
+
+    @Test
+    void aGroupsLeaderLostIsReplacedAndAWatchInAnotherGroupFires() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+            RatchetClient client = cluster.client();
+            String key = keyInGroup("failover/", 2);
+            long first = client.put(key, "before", 0).index();
+            CompletableFuture<WatchResult> watch = client.watchAsync(key, first, Duration.ofSeconds(20));
+
+            String leader = cluster.awaitLeader(2);
+            cluster.stopNode(leader);
+            String next = cluster.awaitLeader(2);
+            assertNotEquals(leader, next);
+            CompareExchangeResult moved = client.put(key, "after", first);
+            assertTrue(moved.successful());
+            WatchResult fired = watch.get();
+            assertTrue(fired.changed());
+            assertEquals(moved.index(), fired.lastChange());
+
+            cluster.startNode(leader);
+            cluster.awaitLeaders();
+            assertEquals("\"after\"", client.get(key).orElseThrow().value());
+        }
+    }
+
+    @Test
+    void aMessageSentToTheWrongGroupIsRefusedAndANodeWithAnotherCountDoesNotStart() throws Exception {
+        String misplaced = keyInGroup("wrong/", 3);
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+            String leader = cluster.awaitLeader();
+            byte[] write = Codec.encodeBatches(List.of(Batch.untagged(List.of(Request.of(List.of(
+                    new Command.Put(misplaced, "1", 0, null)))))));
+            try (FrontEndClusterTest.Raw raw = new FrontEndClusterTest.Raw(cluster.address(leader))) {
+                byte[] answer = raw.call(Rpc.WRITE, write);
+                assertTrue(Codec.isRefusal(answer), "group 0 does not take a key of group 3");
+                Refusal refusal = Codec.decodeRefusal(answer);
+                assertEquals(Refusal.Reason.INVALID, refusal.reason());
+                assertTrue(refusal.message().contains("is in group 3"), refusal.message());
+                byte[] noSuchGroup = raw.stream(List.of(Rpc.frame(1, Rpc.READ_CALL, GROUPS,
+                        Codec.encodeQuery(new Query.Stats())))).get(0);
+                assertTrue(Codec.decodeRefusal(noSuchGroup).message().contains("there is no group 4"));
+            }
+            assertTrue(cluster.client().get(misplaced).isEmpty(), "nothing was written");
+
+            cluster.stopNode("n3");
+            cluster.reconfigure("n3", c -> c.withGroups(2));
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> RatchetNode.start(cluster.config("n3")));
+            assertTrue(refused.getMessage().contains("holds a cluster of 4 groups"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void leadersAllOnOneNodeSpreadBackOverTheNodes() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+            for (int g = 0; g < GROUPS; g++) {
+                int group = g;
+                String leader = cluster.awaitLeader(g);
+                if (!leader.equals("n1")) {
+                    RaftServer server = cluster.node(leader).raftServer();
+                    server.transferLeadershipAsync(new TransferLeadershipRequest(ClientId.randomId(), server.getId(),
+                            cluster.node(leader).groupIds().get(g), 1, RaftPeerId.valueOf("n1"), 3_000));
+                    await().atMost(Duration.ofSeconds(20)).until(() -> cluster.awaitLeader(group).equals("n1"));
+                }
+            }
+            // n1 leads all four; its share of four groups over three nodes is two.
+            await().atMost(Duration.ofSeconds(60)).until(() -> maxLed(cluster) <= 2);
+            assertTrue(cluster.nodeIds().stream().filter(id -> led(cluster, id) > 0).count() >= 2,
+                    "the leaders are on more than one node");
+            RatchetClient client = cluster.client();
+            for (int g = 0; g < GROUPS; g++) {
+                assertTrue(client.put(keyInGroup("balanced/", g), g, 0).successful());
+            }
+        }
+    }
+
+    @Test
+    void aNodeIsAddedToAndRemovedFromEveryGroup() {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+            RatchetClient client = cluster.client();
+            for (int g = 0; g < GROUPS; g++) {
+                assertTrue(client.put(keyInGroup("members/", g), g, 0).successful());
+            }
+            String address = cluster.startJoining("n4");
+            client.admin().addMember("n4", address);
+            for (int g = 0; g < GROUPS; g++) {
+                int group = g;
+                await().atMost(Duration.ofSeconds(30)).until(() -> cluster.itemsOn("n4", group).stream()
+                        .anyMatch(i -> i.key().equals(keyInGroup("members/", group))));
+            }
+            assertEquals(List.of("n1", "n2", "n3", "n4"), voters(cluster, "n4"), "n4 is a voter of every group");
+
+            client.admin().removeMember("n2");
+            await().atMost(Duration.ofSeconds(30)).until(() -> voters(cluster, "n1").equals(List.of("n1", "n3", "n4")));
+            cluster.stopNode("n2");
+            for (int g = 0; g < GROUPS; g++) {
+                assertTrue(client.put(keyInGroup("after/", g), g, 0).successful(), "group " + g + " has a majority without n2");
+            }
+        }
+    }
+
+    /** The voters every group has, as node {@code id} sees them; fails when the groups differ. */
+    private static List<String> voters(LocalCluster cluster, String id) {
+        Set<List<String>> each = new HashSet<>();
+        for (int g = 0; g < GROUPS; g++) {
+            each.add(cluster.division(id, g).getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER).stream()
+                    .map(p -> p.getId().toString()).sorted().toList());
+        }
+        return each.size() == 1 ? each.iterator().next() : List.of("groups differ: " + each);
+    }
+
+    private static int maxLed(LocalCluster cluster) {
+        return cluster.nodeIds().stream().mapToInt(id -> led(cluster, id)).max().orElseThrow();
+    }
+
+    private static int led(LocalCluster cluster, String id) {
+        int led = 0;
+        for (int g = 0; g < GROUPS; g++) {
+            if (cluster.division(id, g).getInfo().isLeader()) {
+                led++;
+            }
+        }
+        return led;
+    }
+
+    /** A key under {@code prefix} that the cluster keeps in group {@code group}. */
+    private static String keyInGroup(String prefix, int group) {
+        for (int i = 0; ; i++) {
+            String key = prefix + i;
+            if (Groups.of(key, GROUPS) == group) {
+                return key;
+            }
+        }
+    }
+}
