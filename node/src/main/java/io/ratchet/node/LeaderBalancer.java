@@ -21,12 +21,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Spreads a cluster's group leaders over its nodes ({@link io.ratchet.protocol.Groups}): elections put
  * them anywhere, and a node that comes back after a failure leads nothing until something moves. Every
- * round, a node that leads more than its share (the groups divided by the voters, rounded up) hands one
- * group to the voter that leads the fewest, among the voters that group heard from within the last
- * second, if that voter leads less than its share. Each node judges from its own view of every group's
- * leader (it is a member of all of them), and moves one group a round, so the spread settles in a few
- * rounds and two nodes never hand the same group back and forth: the giver is over its share, the
- * taker under it. A round in which some group has no known leader (an election) moves nothing.
+ * round, a node hands one group to the voter that leads the fewest, among the voters that group heard
+ * from within the last second, when it leads at least two more than that voter. Each node judges from
+ * its own view of every group's leader (it is a member of all of them), and moves one group a round,
+ * so the spread settles in a few rounds, to counts that differ by one at most, and no group is handed
+ * back and forth: after a move the giver still leads at least as many as the taker. A round in which
+ * some group has no known leader (an election) moves nothing.
  */
 final class LeaderBalancer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderBalancer.class);
@@ -70,19 +70,16 @@ final class LeaderBalancer implements AutoCloseable {
                 led.merge(leader, 1, Integer::sum);
             }
             RaftPeerId self = server.getId();
-            int share = (groups.size() + led.size() - 1) / led.size();
-            if (led.getOrDefault(self, 0) <= share) {
-                return;
-            }
+            int mine = led.getOrDefault(self, 0);
             for (int g = 0; g < divisions.size(); g++) {
                 RaftServer.Division d = divisions.get(g);
                 RaftPeerId target = HandOver.recentlyHeardVoters(d, HEARD_WITHIN_MILLIS).stream()
-                        .filter(p -> led.getOrDefault(p, share) < share)
+                        .filter(p -> led.containsKey(p) && led.get(p) + 2 <= mine)
                         .min(Comparator.comparingInt((RaftPeerId p) -> led.get(p)).thenComparing(RaftPeerId::toString))
                         .orElse(null);
                 if (target != null) {
-                    LOG.info("node {} leads {} of {} groups, more than its share of {}: it hands group {} to {}, which leads {}",
-                            self, led.get(self), groups.size(), share, g, target, led.get(target));
+                    LOG.info("node {} leads {} of {} groups: it hands group {} to {}, which leads {}",
+                            self, mine, groups.size(), g, target, led.get(target));
                     handOvers.get(g).to(target).get(30, TimeUnit.SECONDS);
                     return;
                 }
