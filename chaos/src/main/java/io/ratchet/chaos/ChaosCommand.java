@@ -25,6 +25,10 @@ import picocli.CommandLine.Option;
                 + "reads the end state, checks the history, stops everything, and prints a report and one JSON line, last.",
                 "Exit: 0 valid, 1 anomalies found, 2 usage error, 3 undecided or skipped, 4 the harness failed."})
 public final class ChaosCommand implements Callable<Integer> {
+    @Option(names = "--groups", defaultValue = "1",
+            description = "Raft groups the cluster's keys spread over (default ${DEFAULT-VALUE}); a request across groups is refused, so bank needs 1")
+    int groups;
+
     @Option(names = "--nodes", defaultValue = "3", description = "cluster size: 3 or 5 (default ${DEFAULT-VALUE})")
     int nodes;
 
@@ -38,7 +42,7 @@ public final class ChaosCommand implements Callable<Integer> {
     String nemesis;
 
     @Option(names = "--workload", defaultValue = "register",
-            description = "register, reservations, locks, fair-lock, semaphore, bank, watch or all (default ${DEFAULT-VALUE})")
+            description = "register, reservations, locks, fair-lock, semaphore, bank, watch or all, or several comma-separated (default ${DEFAULT-VALUE})")
     String workload;
 
     @Option(names = "--seed", description = "seed for the harness' random choices (default: a random one, printed)")
@@ -121,7 +125,7 @@ public final class ChaosCommand implements Callable<Integer> {
         RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
                 interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
                 Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), breakConditionalPuts,
-                tls, auth, resources);
+                tls, auth, resources, groups);
         ChaosRun.Result result = ChaosRun.execute(settings, System.err);
         PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         stdout.print(result.report());

@@ -181,7 +181,8 @@ public final class ChaosRun {
         Cluster cluster;
         try {
             cluster = Cluster.start(settings.nodes(), spares, network, nodesDir, settings.ratchetJar(), settings.nodeJvmOptions(),
-                    settings.snapshotThreshold(), settings.tls() ? settings.runDir().resolve("tls") : null, nodeFaults);
+                    settings.snapshotThreshold(), settings.tls() ? settings.runDir().resolve("tls") : null, nodeFaults,
+                    settings.groups());
         } catch (IOException | RuntimeException e) {
             network.close();
             throw e;

@@ -1,5 +1,6 @@
 package io.ratchet.chaos;
 
+import io.ratchet.protocol.Groups;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,12 +28,14 @@ import java.util.List;
  * @param auth                 authentication on, each workload as a user confined to its key prefixes (needs tls)
  * @param resourceInterval     how often each node's heap after GC, threads, open files and disk use are sampled
  *                             ({@code resources.jsonl}); zero: never
+ * @param groups               how many Raft groups the cluster's keys spread over ({@code groups} in each node's
+ *                             configuration; 1 is a cluster as it always was)
  */
 public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, String workload, long seed, double rate,
                           int concurrency, Path runDir, Path ratchetJar, Duration quietSpell, Duration faultSpell,
                           Duration operationTimeout, Duration checkBudget, long snapshotThreshold,
                           List<String> nodeJvmOptions, boolean breakConditionalPuts, boolean tls, boolean auth,
-                          Duration resourceInterval) {
+                          Duration resourceInterval, int groups) {
     public RunSettings {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, not " + nodes);
@@ -45,6 +48,9 @@ public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, Str
         }
         if (auth && !tls) {
             throw new IllegalArgumentException("--auth needs --tls: tokens sent in plaintext can be read on the wire");
+        }
+        if (groups < 1 || groups > Groups.MAX) {
+            throw new IllegalArgumentException("--groups must be 1.." + Groups.MAX + ", not " + groups);
         }
         nodeJvmOptions = List.copyOf(nodeJvmOptions);
     }

@@ -8,6 +8,7 @@ import io.ratchet.chaos.workload.ReservationsWorkload;
 import io.ratchet.chaos.workload.SemaphoreWorkload;
 import io.ratchet.chaos.workload.WatchWorkload;
 import io.ratchet.chaos.workload.Workload;
+import java.util.Arrays;
 import java.util.List;
 
 /** The workloads by their command-line names. */
@@ -21,12 +22,18 @@ final class Workloads {
 
     /** @throws IllegalArgumentException when {@code name} is none of {@link #NAMES} */
     static void check(String name) {
-        if (!List.of(NAMES.split(", ")).contains(name)) {
-            throw new IllegalArgumentException("unknown workload '" + name + "'; choose one of " + NAMES);
+        for (String one : name.split(",")) {
+            if (!List.of(NAMES.split(", ")).contains(one)) {
+                throw new IllegalArgumentException("unknown workload '" + one + "'; choose one of " + NAMES
+                        + " (several: comma-separated)");
+            }
         }
     }
 
     static List<Workload> named(String name, RunSettings settings) {
+        if (name.contains(",")) {
+            return Arrays.stream(name.split(",")).flatMap(one -> named(one, settings).stream()).toList();
+        }
         return switch (name) {
             case "register" -> List.of(register(settings));
             case "reservations" -> List.of(new ReservationsWorkload());

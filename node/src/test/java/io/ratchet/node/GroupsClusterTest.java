@@ -13,6 +13,8 @@ import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
 import io.ratchet.client.WatchResult;
 import io.ratchet.protocol.Batch;
+import io.ratchet.recipes.lock.FairLocks;
+import io.ratchet.recipes.lock.QueueLease;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Groups;
@@ -216,6 +218,25 @@ class GroupsClusterTest {
             for (int g = 0; g < GROUPS; g++) {
                 assertTrue(client.put(keyInGroup("after/", g), g, 0).successful(), "group " + g + " has a majority without n2");
             }
+        }
+    }
+
+    @Test
+    void aFairLocksQueueIsInOneGroupSoItsTokensKeepIncreasing() {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+            RatchetClient client = cluster.client();
+            FairLocks locks = new FairLocks(client);
+            String queue = locks.queuePrefix("jobs");
+            assertEquals("fair-locks/{jobs}/", queue, "the name is made the queue's hash tag");
+            long last = 0;
+            for (int i = 0; i < 6; i++) {
+                QueueLease lease = locks.acquire("jobs", Duration.ofSeconds(10), Duration.ofSeconds(5)).orElseThrow();
+                assertEquals(Groups.of("fair-locks/{jobs}/anything", GROUPS), Groups.of(lease.key(), GROUPS));
+                assertTrue(lease.fencingToken() > last, "token " + lease.fencingToken() + " after " + last);
+                last = lease.fencingToken();
+                locks.release(lease);
+            }
+            assertEquals("fair-locks/{a}b/", locks.queuePrefix("{a}b"), "a name with a tag of its own keeps it");
         }
     }
 

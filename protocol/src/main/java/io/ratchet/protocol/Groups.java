@@ -86,6 +86,11 @@ public final class Groups {
         };
     }
 
+    /** Whether {@code key} holds a hash tag: a non-empty {@code {...}}, which alone then decides its group. */
+    public static boolean hasTag(String key) {
+        return !tag(key).equals(key);
+    }
+
     /** What of a (normalized) key decides its group: the hash tag inside {@code {}}, or the whole key. */
     static String tag(String key) {
         int open = key.indexOf('{');

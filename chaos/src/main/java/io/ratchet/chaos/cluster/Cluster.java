@@ -102,9 +102,10 @@ public final class Cluster implements AutoCloseable {
      * @param snapshotThreshold log entries between snapshots (low, so runs exercise snapshot and catch-up)
      * @param tlsDir            where to make the CA and the nodes' certificates for a TLS cluster; null for plaintext
      * @param faults            the fault libraries each node is started with ({@link NodeFaults#none()}: none)
+     * @param groups            how many Raft groups the cluster is formed with
      */
     public static Cluster start(int size, int spares, Network network, Path dir, Path jar, List<String> jvmOptions,
-                                long snapshotThreshold, Path tlsDir, NodeFaults faults) throws IOException {
+                                long snapshotThreshold, Path tlsDir, NodeFaults faults, int groups) throws IOException {
         Files.createDirectories(dir);
         Map<String, String> addresses = new LinkedHashMap<>();
         for (int n = 1; n <= size + spares; n++) {
@@ -135,7 +136,8 @@ public final class Cluster implements AutoCloseable {
                     "store.block.cache=16MiB",
                     "store.write.buffer=8MiB",
                     "store.min.free=0",
-                    "# Election timeouts: the node's defaults, the ones a user gets."));
+                    "# Election timeouts: the node's defaults, the ones a user gets.",
+                    "groups=" + groups));
             if (certificates != null) {
                 lines.add("# TLS on every port, with the run's own CA (scripts/certs).");
                 lines.addAll(certificates.nodeConfig(id));

@@ -86,7 +86,9 @@ public final class FairLocks extends QueueLocks {
     }
 
     /**
-     * The prefix of lock {@code name}'s queue entries, {@code fair-locks/<name>/}.
+     * The prefix of lock {@code name}'s queue entries, {@code fair-locks/<name>/}; on a cluster of several
+     * groups {@code fair-locks/{<name>}/}, so that the whole queue is in one group (unless the name holds a
+     * hash tag of its own).
      *
      * @throws InvalidRequestException when the name is empty or makes keys the protocol refuses
      */

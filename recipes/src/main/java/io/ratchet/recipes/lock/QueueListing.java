@@ -3,6 +3,7 @@ package io.ratchet.recipes.lock;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Keys;
@@ -44,7 +45,10 @@ final class QueueListing {
     }
 
     /**
-     * The prefix of queue {@code name}'s entries, {@code <prefix><name>/}.
+     * The prefix of queue {@code name}'s entries, {@code <prefix><name>/}; on a cluster of several groups
+     * {@code <prefix>{<name>}/} unless the name or prefix holds a hash tag already. A queue's places and
+     * fencing tokens are log indexes, which order the entries of one group only, so every entry of a
+     * queue, and its permits item, must be in one group ({@link Groups}); the name makes the tag.
      *
      * @throws InvalidRequestException when the name is empty or makes keys the protocol refuses
      */
@@ -53,6 +57,9 @@ final class QueueListing {
             throw invalid("a " + kind + " name must not be empty");
         }
         String queue = prefix + name + "/";
+        if (!Groups.hasTag(queue) && client.groups() > 1) {
+            queue = prefix + "{" + name + "}/";
+        }
         try {
             Keys.validateWritable(queue + "0".repeat(SUFFIX_LENGTH));
         } catch (InvalidCommandException e) {
