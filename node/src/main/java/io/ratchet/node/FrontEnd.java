@@ -22,7 +22,6 @@ import io.ratchet.protocol.Rpc;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -64,6 +63,11 @@ import org.slf4j.LoggerFactory;
  * <p>Reads. Gets from every connection share one read message and one ReadIndex (or leader-lease
  * check); other queries and watches go to Ratis' read path one by one. Any node serves them: a
  * follower's ReadIndex asks the leader. Stale reads are answered from this node's state at once.
+ *
+ * <p>Groups. On a cluster of several Raft groups ({@link Groups}) each call names its group (a frame's
+ * {@link Rpc#IN_GROUP}; group 0 otherwise), every key it names must be that group's, and each group has
+ * its own group commits: an entry holds one group's writes. The cluster's shape ({@link Query.Shape}) is
+ * answered here, from this node's view of each group's leader.
  *
  * <p>Bad input. Every message is decoded and validated before anything is queued; one that does not
  * parse or is invalid gets a {@link Refusal.Reason#INVALID} answer naming what is wrong, and nothing is

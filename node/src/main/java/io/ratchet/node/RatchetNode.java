@@ -239,6 +239,13 @@ public final class RatchetNode implements AutoCloseable {
         admin.attach(server);
         backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
+        if (groupIds.size() > 1) {
+            List<RaftServer.Division> divisions = new ArrayList<>();
+            for (RaftGroupId id : groupIds) {
+                divisions.add(server.getDivision(id));
+            }
+            metrics.bindGroups(divisions);
+        }
         RatchetNode node = new RatchetNode(config, groupIds, server, frontEnd, admin, authorizer, metrics, clock, pace, halted);
         if (config.httpPort() != 0) {
             try {

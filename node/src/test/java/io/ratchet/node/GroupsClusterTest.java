@@ -24,6 +24,10 @@ import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Rpc;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,7 +56,7 @@ class GroupsClusterTest {
     Path dir;
 
     @Test
-    void keysSpreadOverTheGroupsAndReadBackInKeyOrderAcrossRestarts() {
+    void keysSpreadOverTheGroupsAndReadBackInKeyOrderAcrossRestarts() throws Exception {
         try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
             RatchetClient client = cluster.client();
             assertEquals(GROUPS, client.groups());
@@ -84,6 +88,20 @@ class GroupsClusterTest {
             List<String> some = List.of("spread/k7", "spread/k30", "spread/k1", "spread/missing");
             assertEquals(List.of("spread/k1", "spread/k30", "spread/k7"),
                     client.getAll(some).stream().map(Item::key).toList(), "found ones, in key order, from several groups");
+
+            // Each group's own series: four groups, and every group led by one of the three nodes (scraped
+            // one node after another while the balancer may move a group, hence the wait).
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                long leading = 0;
+                for (String id : cluster.nodeIds()) {
+                    String metrics = scrape(cluster, id);
+                    for (int g = 0; g < GROUPS; g++) {
+                        assertTrue(metrics.contains("ratchet_group_applied_index{group=\"" + g + "\""), id + " group " + g);
+                    }
+                    leading += metrics.lines().filter(l -> l.startsWith("ratchet_group_leader{") && l.endsWith(" 1.0")).count();
+                }
+                assertEquals(GROUPS, leading, "each group has one leader among the nodes' series");
+            });
 
             cluster.stopAll();
             cluster.startAll();
@@ -263,6 +281,11 @@ class GroupsClusterTest {
             }
         }
         return led;
+    }
+
+    private static String scrape(LocalCluster cluster, String id) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(cluster.httpUrl(id) + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     /** A key under {@code prefix} that the cluster keeps in group {@code group}. */

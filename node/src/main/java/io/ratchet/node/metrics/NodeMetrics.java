@@ -3,6 +3,7 @@ package io.ratchet.node.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -13,6 +14,7 @@ import io.ratchet.statemachine.ApplyListener;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.IntSupplier;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
@@ -85,6 +87,30 @@ public final class NodeMetrics implements AutoCloseable {
         new StoreMetrics(stateMachine, pendingWatches).bindTo(registry);
         ratis = new RatisMetrics(division.getMemberId().toString());
         ratis.bindTo(registry);
+    }
+
+    /**
+     * On a cluster of several Raft groups, each group's own series, tagged {@code group}: whether this node
+     * leads it ({@code ratchet_group_leader}), its commit and applied indexes, and its store's bytes
+     * against the group's share of the quota. The untagged series ({@link #bindServer}) are group 0's.
+     */
+    public void bindGroups(List<RaftServer.Division> divisions) {
+        for (int g = 0; g < divisions.size(); g++) {
+            RaftServer.Division d = divisions.get(g);
+            RatchetStateMachine machine = (RatchetStateMachine) d.getStateMachine();
+            String group = Integer.toString(g);
+            Gauge.builder("ratchet.group.leader", () -> d.getInfo().isLeader() ? 1 : 0).tag("group", group)
+                    .description("1 while this node leads the group").register(registry);
+            Gauge.builder("ratchet.group.commit.index", () -> d.getRaftLog().getLastCommittedIndex()).tag("group", group)
+                    .description("the group's last log index this node knows is committed").register(registry);
+            Gauge.builder("ratchet.group.applied.index", () -> d.getInfo().getLastAppliedIndex()).tag("group", group)
+                    .description("the group's last log index this node applied").register(registry);
+            Gauge.builder("ratchet.group.storage.used", () -> machine.quota().used()).tag("group", group)
+                    .baseUnit(BaseUnits.BYTES).description("what the group's state counts against its share of the quota")
+                    .register(registry);
+            Gauge.builder("ratchet.group.storage.quota", () -> machine.quota().quota()).tag("group", group)
+                    .baseUnit(BaseUnits.BYTES).description("the group's share of the storage quota").register(registry);
+        }
     }
 
     /**
