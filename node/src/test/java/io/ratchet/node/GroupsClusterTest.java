@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
@@ -19,6 +20,7 @@ import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Keys;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Refusal;
@@ -102,6 +104,9 @@ class GroupsClusterTest {
                 }
                 assertEquals(GROUPS, leading, "each group has one leader among the nodes' series");
             });
+
+            JsonNode status = Json.MAPPER.readTree(get(cluster, "n1", "/v1/status"));
+            status.path("nodes").forEach(n -> assertEquals(GROUPS, n.path("groups").size(), "the HTTP status: " + n));
 
             cluster.stopAll();
             cluster.startAll();
@@ -284,7 +289,11 @@ class GroupsClusterTest {
     }
 
     private static String scrape(LocalCluster cluster, String id) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(cluster.httpUrl(id) + "/metrics")).build(),
+        return get(cluster, id, "/metrics");
+    }
+
+    private static String get(LocalCluster cluster, String id, String path) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(cluster.httpUrl(id) + path)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
     }
 

@@ -436,6 +436,12 @@ public final class Routes {
                 o.put("clusterTime", n.clusterTime());
                 o.put("items", n.items());
                 o.put("error", n.error());
+                if (!n.groups().isEmpty()) {
+                    ArrayNode groups = o.putArray("groups");
+                    n.groups().forEach(g -> groups.addObject().put("group", g.group()).put("role", g.role())
+                            .put("leader", g.leader()).put("term", g.term()).put("commitIndex", g.commitIndex())
+                            .put("appliedIndex", g.appliedIndex()));
+                }
             }
             return HttpReply.json(200, body);
         });
