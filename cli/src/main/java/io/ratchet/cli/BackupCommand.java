@@ -1,5 +1,6 @@
 package io.ratchet.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.common.Durations;
@@ -7,6 +8,7 @@ import io.ratchet.client.backup.Backups;
 import io.ratchet.client.backup.SavedBackup;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -51,7 +53,8 @@ final class BackupCommand implements Callable<Integer> {
         }
         // The timeout bounds each node's whole transfer: a large state needs more than the default.
         options = options.withTimeouts(options.requestTimeout(), options.maxAttempts(), Durations.parse(client.timeout));
-        SavedBackup b = Backups.save(options, out);
+        List<SavedBackup> groups = Backups.saveGroups(options, out);
+        SavedBackup b = groups.get(0);
         ObjectNode o = Output.object();
         o.put("file", b.file().toString());
         o.put("node", b.node());
@@ -62,6 +65,15 @@ final class BackupCommand implements Callable<Integer> {
         o.put("takenAt", b.takenAt().toString());
         o.put("bytes", b.bytes());
         o.put("sha256", b.sha256());
+        if (groups.size() > 1) {
+            // A cluster of several groups: each group's file (group 0's is the one above), all needed to restore.
+            ArrayNode files = o.putArray("groups");
+            for (int g = 0; g < groups.size(); g++) {
+                SavedBackup each = groups.get(g);
+                files.addObject().put("group", g).put("file", each.file().toString()).put("node", each.node())
+                        .put("index", each.index()).put("bytes", each.bytes()).put("sha256", each.sha256());
+            }
+        }
         Output.print(spec.commandLine().getOut(), client.json, o);
         return ExitCode.DONE;
     }

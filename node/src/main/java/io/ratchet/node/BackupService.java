@@ -5,6 +5,7 @@ import io.ratchet.protocol.BackupHeader;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.BackupRpc;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.SnapshotRpc;
 import io.ratchet.statemachine.CheckpointArchive;
 import io.ratchet.statemachine.Directories;
@@ -57,9 +58,10 @@ final class BackupService {
 
     private final String nodeId;
     private final String clusterName;
-    /** The cluster's groups: a follower fetches one group's state; a backup is of group 0, the only one so far. */
+    /** The cluster's groups: a backup, or a follower's fetch, is of one group's state. */
     private final List<RaftGroupId> groupIds;
-    private final LocalSubmitter local;
+    /** Each group's way to its read barrier, in group order. */
+    private final List<LocalSubmitter> locals;
     private final Semaphore backups = new Semaphore(1);
     private final Semaphore fetches = new Semaphore(2);
     /** A backup holds every key: only an administrator may take one. */
@@ -71,7 +73,7 @@ final class BackupService {
         this.authorizer = authorizer;
         this.clusterName = clusterName;
         this.groupIds = List.copyOf(groupIds);
-        this.local = new LocalSubmitter(groupIds.get(0));
+        this.locals = groupIds.stream().map(LocalSubmitter::new).toList();
     }
 
     /** The backup service, for Ratis to add to its server before it starts. */
@@ -102,17 +104,15 @@ final class BackupService {
                     : Status.PERMISSION_DENIED).withDescription(denied.message()));
         } else if (s == null) {
             transfer.fail(Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting"));
-        } else if (request.length != 0) {
-            transfer.fail(Status.INVALID_ARGUMENT.withDescription("a backup request is empty; this one has "
-                    + request.length + " bytes"));
-        } else if (groupIds.size() > 1) {
-            transfer.fail(Status.UNIMPLEMENTED.withDescription("this cluster has " + groupIds.size()
-                    + " groups, and a backup of a cluster of several groups is not supported yet"));
+        } else if (Groups.ofRequest(request) < 0 || Groups.ofRequest(request) >= groupIds.size()) {
+            transfer.fail(Status.INVALID_ARGUMENT.withDescription("a backup request is empty (group 0) or names one of the "
+                    + groupIds.size() + " groups in 2 bytes; this one has " + request.length + " bytes"));
         } else if (!backups.tryAcquire()) {
             transfer.fail(Status.RESOURCE_EXHAUSTED.withDescription("node " + nodeId + " is writing another backup"));
         } else {
             // Its own thread: the barrier and the checkpoint block, and backups are rare.
-            DaemonThreads.named("ratchet-backup").newThread(() -> write(s, 0, transfer, true, backups)).start();
+            int group = Groups.ofRequest(request);
+            DaemonThreads.named("ratchet-backup").newThread(() -> write(s, group, transfer, true, backups)).start();
         }
     }
 
@@ -121,13 +121,13 @@ final class BackupService {
         RaftServer s = server;
         if (s == null) {
             transfer.fail(Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting"));
-        } else if (SnapshotRpc.group(request) < 0 || SnapshotRpc.group(request) >= groupIds.size()) {
+        } else if (Groups.ofRequest(request) < 0 || Groups.ofRequest(request) >= groupIds.size()) {
             transfer.fail(Status.INVALID_ARGUMENT.withDescription("a fetch request is empty (group 0) or names one of the "
                     + groupIds.size() + " groups in 2 bytes; this one has " + request.length + " bytes"));
         } else if (!fetches.tryAcquire()) {
             transfer.fail(Status.RESOURCE_EXHAUSTED.withDescription("node " + nodeId + " is sending other snapshots"));
         } else {
-            int group = SnapshotRpc.group(request);
+            int group = Groups.ofRequest(request);
             DaemonThreads.named("ratchet-snapshot-send").newThread(() -> write(s, group, transfer, false, fetches)).start();
         }
     }
@@ -141,7 +141,7 @@ final class BackupService {
         Status failed;
         try {
             if (barrier) {
-                barrier(s);
+                barrier(s, group);
             }
             if (transfer.ended()) {
                 slot.release(); // the caller gave up while this node caught up: write nothing
@@ -174,9 +174,9 @@ final class BackupService {
     }
 
     /** Waits until this node has applied every entry committed before now: a linearizable read through Raft. */
-    private void barrier(RaftServer s) throws BarrierException {
+    private void barrier(RaftServer s, int group) throws BarrierException {
         try {
-            local.submit(s, Codec.encodeQuery(new Query.Stats()), RaftClientRequest.readRequestType())
+            locals.get(group).submit(s, Codec.encodeQuery(new Query.Stats()), RaftClientRequest.readRequestType())
                     .get(BARRIER_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = Failures.unwrap(e);

@@ -107,6 +107,11 @@ public final class ClusterIdentity {
         return Groups.ids(first, recorded);
     }
 
+    /** Records how many groups the cluster in {@code storage} has (a restore writes it before the cluster's id). */
+    public static void writeGroups(Path storage, int count) throws IOException {
+        writeDurably(storage, GROUPS_FILE, Integer.toString(Groups.validCount(count)));
+    }
+
     /** Whether {@code storage} already holds this group's Raft state (a node that has been a member). */
     static boolean hasRaftState(Path storage, RaftGroupId id) {
         return Files.exists(storage.resolve(id.getUuid().toString()).resolve("current").resolve("raft-meta"));

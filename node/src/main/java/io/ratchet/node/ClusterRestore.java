@@ -1,5 +1,7 @@
 package io.ratchet.node;
 
+import io.ratchet.client.backup.Backups;
+import io.ratchet.protocol.Groups;
 import io.ratchet.statemachine.BackupFile;
 import io.ratchet.statemachine.CompareExchangeStore;
 import io.ratchet.statemachine.Directories;
@@ -10,6 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -35,22 +38,37 @@ import org.apache.ratis.server.storage.RaftStorageMetadata;
  * gets hard links to its immutable files where the file system allows, copies otherwise. A node's
  * {@link ClusterIdentity} file is written last, so a node whose restore did not finish never starts as a
  * member of the restored cluster with part of its state.
+ *
+ * <p>A cluster of several groups ({@code groups} in the nodes' configuration) is restored from every
+ * group's file ({@link Backups#groupFile}: group 0's is the one named), each checked to be that group of
+ * the cluster group 0's file came from; each node gets every group's state under the new cluster's group
+ * ids, and its {@code cluster.groups}.
  */
 final class ClusterRestore {
     /**
      * A checked restore, ready to write; closing it deletes the unpacked state.
      *
-     * @param backup    the backup, verified
-     * @param staged    its state, unpacked into a store directory
-     * @param items     how many items it holds
+     * @param backups   each group's backup, verified, in group order (one for a cluster of one group)
+     * @param staged    each group's state, unpacked into a store directory, in group order
+     * @param items     how many items they hold
      * @param clusterId the new cluster's id
      * @param given     whether the operator gave it (to restore the cluster's other nodes elsewhere)
      */
-    record Plan(BackupFile.Received backup, Path staged, long items, List<NodeConfig> nodes, RaftGroupId clusterId,
-                boolean given) implements AutoCloseable {
+    record Plan(List<BackupFile.Received> backups, List<Path> staged, long items, List<NodeConfig> nodes,
+                RaftGroupId clusterId, boolean given) implements AutoCloseable {
+        /** Group 0's backup: the one named, whose header names the cluster. */
+        BackupFile.Received backup() {
+            return backups.get(0);
+        }
+
+        /** Where the state is unpacked. */
+        Path stagingDir() {
+            return staged.get(0).getParent();
+        }
+
         @Override
         public void close() throws IOException {
-            Directories.delete(staged.getParent());
+            Directories.delete(stagingDir());
         }
     }
 
@@ -73,27 +91,70 @@ final class ClusterRestore {
         if (!Files.isRegularFile(backup)) {
             throw new IllegalArgumentException("no backup file at " + backup);
         }
+        int groups = groupsOf(backup, nodes);
         Path staging = nodes.isEmpty() ? Files.createTempDirectory("ratchet-restore-")
                 : Files.createTempDirectory(parentOf(nodes.get(0).storage()), ".ratchet-restore-");
         try {
-            Path staged = staging.resolve("db");
-            BackupFile.Received received = BackupFile.unpack(backup, staged,
-                    nodes.isEmpty() ? RocksKeyValueStore.Settings.DEFAULT : nodes.get(0).store());
-            UUID source = received.header().clusterId();
+            List<BackupFile.Received> received = new ArrayList<>();
+            List<Path> staged = new ArrayList<>();
+            long items = 0;
+            List<RaftGroupId> sourceGroups = null;
+            for (int g = 0; g < groups; g++) {
+                Path file = Backups.groupFile(backup, g);
+                if (!Files.isRegularFile(file)) {
+                    throw new IllegalArgumentException("no backup of group " + g + " at " + file + ": a cluster of " + groups
+                            + " groups is restored from every group's file, saved beside the one named");
+                }
+                Path dir = staging.resolve("db" + (g == 0 ? "" : "-g" + g));
+                BackupFile.Received one = BackupFile.unpack(file, dir,
+                        nodes.isEmpty() ? RocksKeyValueStore.Settings.DEFAULT : nodes.get(0).store().dividedAmong(groups));
+                if (g == 0) {
+                    sourceGroups = Groups.ids(RaftGroupId.valueOf(one.header().clusterId()), groups);
+                } else if (!one.header().clusterId().equals(sourceGroups.get(g).getUuid())) {
+                    throw new IllegalArgumentException(file + " is not group " + g + " of the cluster " + backup
+                            + " was taken from (its id is " + one.header().clusterId() + ")");
+                }
+                try (RocksKeyValueStore kv = RocksKeyValueStore.openReadOnly(dir)) {
+                    items += new CompareExchangeStore(kv).size();
+                }
+                received.add(one);
+                staged.add(dir);
+            }
+            UUID source = received.get(0).header().clusterId();
             if (source.equals(clusterId)) {
                 throw new IllegalArgumentException("cluster id " + clusterId + " is the id of the cluster the backup was "
                         + "taken from; a restored cluster takes a new one, so that the two can never mix");
             }
-            long items;
-            try (RocksKeyValueStore kv = RocksKeyValueStore.openReadOnly(staged)) {
-                items = new CompareExchangeStore(kv).size();
-            }
             RaftGroupId id = clusterId != null ? RaftGroupId.valueOf(clusterId) : RaftGroupId.randomId();
-            return new Plan(received, staged, items, List.copyOf(nodes), id, clusterId != null);
+            return new Plan(List.copyOf(received), List.copyOf(staged), items, List.copyOf(nodes), id, clusterId != null);
         } catch (IOException | RuntimeException e) {
             Directories.delete(staging);
             throw e;
         }
+    }
+
+    /**
+     * How many groups the restore is of: what the nodes' configuration says; for a check alone (no nodes),
+     * as many as there are group files beside the one named. A file of a group beyond the configured
+     * count means the backup is of a cluster of more groups: refused, since a restore into fewer would
+     * leave its keys out.
+     */
+    private static int groupsOf(Path backup, List<NodeConfig> nodes) {
+        int groups;
+        if (nodes.isEmpty()) {
+            groups = 1;
+            while (Files.isRegularFile(Backups.groupFile(backup, groups))) {
+                groups++;
+            }
+        } else {
+            groups = nodes.get(0).groups();
+        }
+        if (Files.isRegularFile(Backups.groupFile(backup, groups))) {
+            throw new IllegalArgumentException("there is a backup of group " + groups + " beside " + backup
+                    + ", and the nodes are configured with " + groups + " group" + (groups == 1 ? "" : "s")
+                    + ": set groups in their configuration to the backed-up cluster's count");
+        }
+        return groups;
     }
 
     /** The nearest directory above {@code storage} that exists: staging there makes no directory that stays. */
@@ -123,12 +184,23 @@ final class ClusterRestore {
     }
 
     private static void writeNode(NodeConfig node, Plan plan) throws IOException {
-        long term = plan.backup().header().term();
         Files.createDirectories(node.storage());
+        List<RaftGroupId> ids = Groups.ids(plan.clusterId(), plan.backups().size());
+        for (int g = 0; g < ids.size(); g++) {
+            writeGroup(node, ids.get(g), plan.backups().get(g).header().term(), plan.staged().get(g));
+        }
+        if (ids.size() > 1) {
+            ClusterIdentity.writeGroups(node.storage(), ids.size());
+        }
+        ClusterIdentity.write(node.storage(), plan.clusterId());
+    }
+
+    /** One group's storage on one node: Raft's metadata at the backup's term, and the group's store. */
+    private static void writeGroup(NodeConfig node, RaftGroupId group, long term, Path staged) throws IOException {
         RaftProperties properties = RatchetNode.properties(node);
         // Ratis lays out a group's storage: current/ (its metadata and log) and sm/ (the state machine's).
         RaftStorage storage = RaftStorage.newBuilder()
-                .setDirectory(node.storage().resolve(plan.clusterId().getUuid().toString()).toFile())
+                .setDirectory(node.storage().resolve(group.getUuid().toString()).toFile())
                 .setOption(RaftStorage.StartupOption.FORMAT)
                 .setStorageFreeSpaceMin(RaftServerConfigKeys.storageFreeSpaceMin(properties))
                 .setLogCorruptionPolicy(RaftServerConfigKeys.Log.corruptionPolicy(properties))
@@ -139,11 +211,10 @@ final class ClusterRestore {
             // never go down along the log. No vote cast in it.
             storage.getMetadataFile().persist(RaftStorageMetadata.valueOf(term, RaftPeerId.valueOf("")));
             // After the format, which empties sm/: the store the state machine opens there.
-            copyStore(plan.staged(), storage.getStorageDir().getStateMachineDir().toPath().resolve(RatchetStateMachine.DB));
+            copyStore(staged, storage.getStorageDir().getStateMachineDir().toPath().resolve(RatchetStateMachine.DB));
         } finally {
             storage.close();
         }
-        ClusterIdentity.write(node.storage(), plan.clusterId());
     }
 
     /**
@@ -185,9 +256,9 @@ final class ClusterRestore {
         Set<String> ids = new HashSet<>();
         Set<Path> storages = new HashSet<>();
         for (NodeConfig node : nodes) {
-            if (!node.peers().equals(first.peers()) || !node.group().equals(first.group())) {
+            if (!node.peers().equals(first.peers()) || !node.group().equals(first.group()) || node.groups() != first.groups()) {
                 throw new IllegalArgumentException("nodes " + first.id() + " and " + node.id() + " are configured with "
-                        + "different peers or cluster names: a restore is into the nodes of one cluster");
+                        + "different peers, cluster names or groups: a restore is into the nodes of one cluster");
             }
             if (!ids.add(node.id())) {
                 throw new IllegalArgumentException("node " + node.id() + " is named twice");

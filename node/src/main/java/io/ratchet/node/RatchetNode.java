@@ -34,11 +34,10 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntFunction;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
@@ -178,18 +177,19 @@ public final class RatchetNode implements AutoCloseable {
         PaceMeter pace = new PaceMeter();
         metrics.bindClock(clock::wallAhead, clock::steps);
         CompletableFuture<Halt> halted = new CompletableFuture<>();
-        // One state machine, and one store, per group. The groups share the configured store memory.
+        // One state machine, and one store, per group. The groups share the configured store memory. A new
+        // machine each time Ratis asks: a group started again (addGroups) gets a fresh one.
         RocksKeyValueStore.Settings store = config.store().dividedAmong(groupIds.size());
-        Map<RaftGroupId, RatchetStateMachine> machines = new LinkedHashMap<>();
-        for (int g = 0; g < groupIds.size(); g++) {
+        IntFunction<RatchetStateMachine> newMachine = g -> {
             RatchetStateMachine machine = new RatchetStateMachine(clock, store,
                     new RatchetStateMachine.FlushPolicy(config.snapshotThreshold(), RatchetStateMachine.FlushPolicy.DEFAULT.bytes()),
                     new SnapshotFetcher(config.id(), config.clientCredentials(), store, g));
             machine.listenToApplies(metrics.applyListener());
             machine.onMustStop(cause -> halted.complete(Halt.of(cause, config.storage())));
-            machines.put(groupIds.get(g), machine);
-        }
-        RatchetStateMachine stateMachine = machines.get(groupId);
+            return machine;
+        };
+        // Group 0's is made here, for the authorizer: group 0 is never started again.
+        RatchetStateMachine stateMachine = newMachine.apply(0);
         // The permission table is the cluster's: kept in group 0, whose state every node holds.
         Authorizer authorizer = new Authorizer(stateMachine::authTable);
         FrontEnd frontEnd = new FrontEnd(config.id(), groupIds, metrics.rounds(), metrics.overQuota(), authorizer,
@@ -215,12 +215,12 @@ public final class RatchetNode implements AutoCloseable {
                 .setProperties(properties(config))
                 .setParameters(parameters)
                 .setStateMachineRegistry(id -> {
-                    RatchetStateMachine machine = machines.get(id);
-                    if (machine == null) {
+                    int g = groupIds.indexOf(id);
+                    if (g < 0) {
                         throw new IllegalStateException("the storage holds Raft group " + id
                                 + ", which is not one of this cluster's " + groupIds.size() + " groups");
                     }
-                    return machine;
+                    return g == 0 ? stateMachine : newMachine.apply(g);
                 })
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
@@ -262,6 +262,12 @@ public final class RatchetNode implements AutoCloseable {
      * Starts the groups after the first that the server did not find in its storage: at a cluster's first
      * start, every one; later, one whose directory a crash kept from being made. Each starts as group 0
      * did (with the configured peers, or with none on a node waiting to be added).
+     *
+     * <p>Ratis starts every group directory it finds with no members of its own (only the group the server
+     * is built with gets the configured ones), so a group whose log holds no configuration yet would never
+     * elect: a restored cluster's groups (a store and Raft's metadata, no log), or a group this node made
+     * and stopped before any entry reached it. Such a group is started again, on the same directory, with
+     * the configured peers, as group 0 is.
      */
     private static void addGroups(RaftServer server, NodeConfig config, List<RaftGroupId> groupIds, boolean waitToBeAdded)
             throws IOException {
@@ -269,14 +275,21 @@ public final class RatchetNode implements AutoCloseable {
         server.getGroupIds().forEach(present::add);
         for (RaftGroupId id : groupIds) {
             if (present.contains(id)) {
-                continue;
+                if (waitToBeAdded || id.equals(groupIds.get(0))
+                        || !server.getDivision(id).getRaftConf().getCurrentPeers().isEmpty()) {
+                    continue;
+                }
+                manage(server, GroupManagementRequest.newRemove(ClientId.randomId(), server.getId(), 0, id, false, false), id);
             }
             RaftGroup group = waitToBeAdded ? RaftGroup.valueOf(id, List.of()) : group(config, id);
-            RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), server.getId(),
-                    0, group, false));
-            if (!reply.isSuccess()) {
-                throw new IOException("Raft group " + id + " did not start: " + reply.getException(), reply.getException());
-            }
+            manage(server, GroupManagementRequest.newAdd(ClientId.randomId(), server.getId(), 0, group, false), id);
+        }
+    }
+
+    private static void manage(RaftServer server, GroupManagementRequest request, RaftGroupId id) throws IOException {
+        RaftClientReply reply = server.groupManagement(request);
+        if (!reply.isSuccess()) {
+            throw new IOException("Raft group " + id + " did not start: " + reply.getException(), reply.getException());
         }
     }
 

@@ -89,7 +89,7 @@ public final class RestoreMain {
             return DONE;
         } catch (IOException e) {
             // Only deleting the unpacked state can fail here, after the restore: say so, and where it is.
-            err.println("ratchet restore: done, but the unpacked state in " + plan.staged().getParent()
+            err.println("ratchet restore: done, but the unpacked state in " + plan.stagingDir()
                     + " could not be deleted: " + e.getMessage());
             return DONE;
         }
@@ -182,6 +182,9 @@ public final class RestoreMain {
             o.put("sourceClusterId", h.clusterId().toString());
             o.put("takenAt", Instant.ofEpochMilli(h.takenAt()).toString());
             o.put("clusterId", id);
+            if (plan.backups().size() > 1) {
+                o.put("groups", plan.backups().size());
+            }
             ArrayNode nodes = o.putArray("nodes");
             plan.nodes().forEach(n -> nodes.addObject().put("id", n.id()).put("storage", n.storage().toString()));
             out.println(Json.write(o));
@@ -189,6 +192,9 @@ public final class RestoreMain {
             out.printf("backup: %s, cluster '%s' (%s), index %d, term %d, %d items, taken %s, sha256 %s%n",
                     request.from(), h.cluster(), h.clusterId(), h.index(), h.term(), plan.items(),
                     Instant.ofEpochMilli(h.takenAt()), plan.backup().sha256());
+            if (plan.backups().size() > 1) {
+                out.printf("groups: %d, each group's file verified (the index and term above are group 0's)%n", plan.backups().size());
+            }
             if (request.dryRun()) {
                 out.println("verified; nothing written (--dry-run)" + (plan.nodes().isEmpty() ? "" : ": the nodes' storage is empty"));
             } else {

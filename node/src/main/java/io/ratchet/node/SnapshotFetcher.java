@@ -2,6 +2,7 @@ package io.ratchet.node;
 
 import io.ratchet.common.Credentials;
 import io.ratchet.common.NodeChannels;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.SnapshotRpc;
 import io.ratchet.statemachine.BackupFile;
 import io.ratchet.statemachine.SnapshotSource;
@@ -27,7 +28,7 @@ final class SnapshotFetcher implements SnapshotSource {
     private final String nodeId;
     private final Credentials credentials;
     private final RocksKeyValueStore.Settings settings;
-    /** The group whose state this fetches ({@link SnapshotRpc#request}). */
+    /** The group whose state this fetches ({@link Groups#request}). */
     private final int group;
 
     SnapshotFetcher(String nodeId, Credentials credentials, RocksKeyValueStore.Settings settings, int group) {
@@ -43,7 +44,7 @@ final class SnapshotFetcher implements SnapshotSource {
         String source = "the snapshot of group " + group + " " + leaderAddress + " sent to " + nodeId;
         try (BackupFile.Receiver receiver = new BackupFile.Receiver(target, source, settings)) {
             Iterator<byte[]> chunks = ClientCalls.blockingServerStreamingCall(channel, SnapshotRpc.FETCH,
-                    CallOptions.DEFAULT.withDeadlineAfter(DEADLINE_MINUTES, TimeUnit.MINUTES), SnapshotRpc.request(group));
+                    CallOptions.DEFAULT.withDeadlineAfter(DEADLINE_MINUTES, TimeUnit.MINUTES), Groups.request(group));
             while (chunks.hasNext()) {
                 byte[] chunk = chunks.next();
                 receiver.accept(chunk, 0, chunk.length);

@@ -8,11 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.client.ClientOptions;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
 import io.ratchet.client.WatchResult;
+import io.ratchet.client.backup.Backups;
+import io.ratchet.client.backup.SavedBackup;
 import io.ratchet.protocol.Batch;
 import io.ratchet.recipes.lock.FairLocks;
 import io.ratchet.recipes.lock.QueueLease;
@@ -30,12 +33,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -260,6 +266,57 @@ class GroupsClusterTest {
                 locks.release(lease);
             }
             assertEquals("fair-locks/{a}b/", locks.queuePrefix("{a}b"), "a name with a tag of its own keeps it");
+        }
+    }
+
+    @Test
+    void aBackupOfEveryGroupRestoresIntoANewClusterOfAsManyGroups() throws Exception {
+        Path file = dir.resolve("backup.rbk");
+        List<String> keys = new ArrayList<>();
+        try (LocalCluster cluster = LocalCluster.start(3, dir.resolve("old"), c -> c.withGroups(GROUPS))) {
+            RatchetClient client = cluster.client();
+            for (int g = 0; g < GROUPS; g++) {
+                keys.add(keyInGroup("saved/", g));
+                assertTrue(client.put(keys.get(g), g, 0).successful());
+            }
+            List<SavedBackup> saved = Backups.saveGroups(cluster.options(), file);
+            assertEquals(GROUPS, saved.size());
+            for (int g = 0; g < GROUPS; g++) {
+                assertEquals(Backups.groupFile(file, g), saved.get(g).file());
+                assertTrue(Files.isRegularFile(saved.get(g).file()));
+            }
+        }
+        List<NodeConfig> fresh = new ArrayList<>();
+        Map<String, String> peers = new LinkedHashMap<>();
+        for (int i = 1; i <= 3; i++) {
+            peers.put("n" + i, "127.0.0.1:" + FreePorts.next());
+        }
+        peers.keySet().forEach(id -> fresh.add(NodeConfig.of(id, peers, dir.resolve("new").resolve(id))
+                .withStore(LocalCluster.TEST_STORE, 0).withGroups(GROUPS)));
+
+        IllegalArgumentException fewer = assertThrows(IllegalArgumentException.class, () -> ClusterRestore.plan(file,
+                fresh.stream().map(c -> c.withGroups(2)).toList(), null));
+        assertTrue(fewer.getMessage().contains("backup of group 2"), fewer.getMessage());
+        try (ClusterRestore.Plan plan = ClusterRestore.plan(file, fresh, null)) {
+            assertEquals(GROUPS, plan.backups().size());
+            ClusterRestore.write(plan);
+        }
+        List<RatchetNode> nodes = new ArrayList<>();
+        try {
+            for (NodeConfig c : fresh) {
+                nodes.add(RatchetNode.start(c));
+            }
+            try (RatchetClient client = RatchetClient.connect(ClientOptions.parse(String.join(",", peers.values())))) {
+                assertEquals(GROUPS, client.groups());
+                for (int g = 0; g < GROUPS; g++) {
+                    assertEquals(String.valueOf(g), client.get(keys.get(g)).orElseThrow().value(), "group " + g + " restored");
+                    assertTrue(client.put(keys.get(g) + "-after", g, 0).successful(), "group " + g + " takes writes");
+                }
+            }
+        } finally {
+            for (RatchetNode n : nodes) {
+                n.close();
+            }
         }
     }
 

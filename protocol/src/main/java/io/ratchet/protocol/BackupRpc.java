@@ -7,7 +7,8 @@ import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
  * end ({@link Rpc}).
  *
  * <ul>
- *   <li>{@code Backup} (server streaming): the request is empty; the answer is a backup file
+ *   <li>{@code Backup} (server streaming): the request names the group whose state it asks for
+ *       ({@link Groups#request}: empty for group 0, as before groups); the answer is that group's backup file
  *       ({@link BackupHeader}), its bytes in order, in messages of at most {@link #CHUNK_BYTES}. The file
  *       verifies itself, so the stream carries nothing else. A node that cannot serve one ends the call
  *       with a gRPC status: {@code UNAVAILABLE} (starting, or it cannot confirm through Raft that it holds

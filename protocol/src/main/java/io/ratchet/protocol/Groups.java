@@ -1,5 +1,6 @@
 package io.ratchet.protocol;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,6 +102,23 @@ public final class Groups {
             }
         }
         return key;
+    }
+
+    /**
+     * A request of the nodes' backup and snapshot services for group {@code group}'s state: empty for group
+     * 0 (what the services took before groups), else the group's number in 2 bytes.
+     */
+    public static byte[] request(int group) {
+        return group == 0 ? new byte[0] : ByteBuffer.allocate(Short.BYTES).putShort((short) group).array();
+    }
+
+    /** The group a {@link #request} names; -1 when it is neither empty nor 2 bytes. */
+    public static int ofRequest(byte[] request) {
+        return switch (request.length) {
+            case 0 -> 0;
+            case Short.BYTES -> ByteBuffer.wrap(request).getShort() & 0xffff;
+            default -> -1;
+        };
     }
 
     /** Checks a group count, as configured or recorded; returns it. */

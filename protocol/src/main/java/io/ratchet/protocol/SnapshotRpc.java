@@ -1,6 +1,5 @@
 package io.ratchet.protocol;
 
-import java.nio.ByteBuffer;
 import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 
 /**
@@ -9,8 +8,8 @@ import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
  * only a caller with a node's certificate reaches it, as for Raft itself.
  *
  * <ul>
- *   <li>{@code Fetch} (server streaming): the request is empty for group 0, or names the group
- *       ({@link Groups}) in 2 bytes ({@link #request}); the answer is a backup file
+ *   <li>{@code Fetch} (server streaming): the request names the group ({@link Groups#request}: empty for
+ *       group 0); the answer is a backup file
  *       ({@link BackupHeader}, format {@link BackupHeader#FORMAT_VERSION}) of a checkpoint of the node's
  *       store, in messages of at most {@link BackupRpc#CHUNK_BYTES}. A node that cannot serve one ends the
  *       call with a gRPC status ({@code UNAVAILABLE} while starting, {@code RESOURCE_EXHAUSTED} while
@@ -25,17 +24,4 @@ public final class SnapshotRpc {
     private SnapshotRpc() {
     }
 
-    /** A fetch request for group {@code group}'s state: empty for group 0, as before groups. */
-    public static byte[] request(int group) {
-        return group == 0 ? new byte[0] : ByteBuffer.allocate(Short.BYTES).putShort((short) group).array();
-    }
-
-    /** The group a fetch request names; -1 when it is neither empty nor 2 bytes. */
-    public static int group(byte[] request) {
-        return switch (request.length) {
-            case 0 -> 0;
-            case Short.BYTES -> ByteBuffer.wrap(request).getShort() & 0xffff;
-            default -> -1;
-        };
-    }
 }

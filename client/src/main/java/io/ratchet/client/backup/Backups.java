@@ -10,6 +10,7 @@ import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.protocol.BackupCheck;
 import io.ratchet.protocol.BackupHeader;
 import io.ratchet.protocol.BackupRpc;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.InvalidBackupException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -43,6 +44,12 @@ import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
  *
  * A backup holds every write acknowledged before {@code save} was called, at the index it reports, and
  * nothing above that index. Restore one into a new cluster with {@code ratchet restore}.
+ *
+ * <p>A cluster of several Raft groups ({@link io.ratchet.protocol.Groups}) is backed up one group after
+ * another, each to a file of its own: group 0's to the file named, group g's beside it ({@link #groupFile}).
+ * Each group's file holds every write of that group acknowledged before that group's part began; the
+ * groups' parts are taken one after another, not at one instant (no request spans groups, so no write
+ * is split between them). A restore needs every group's file.
  */
 public final class Backups {
     private Backups() {
@@ -62,6 +69,19 @@ public final class Backups {
      * @throws IOException                 when {@code target} cannot be written
      */
     public static SavedBackup save(ClientOptions options, Path target) throws IOException {
+        return saveGroups(options, target).get(0);
+    }
+
+    /** Where group {@code group}'s backup goes beside {@code target}, group 0's: {@code target.gN} (N ≥ 1). */
+    public static Path groupFile(Path target, int group) {
+        return group == 0 ? target : target.resolveSibling(target.getFileName() + ".g" + group);
+    }
+
+    /**
+     * As {@link #save}, returning every group's backup, in group order (one for a cluster of one group). A
+     * file of a group the cluster does not have is left as it is.
+     */
+    public static List<SavedBackup> saveGroups(ClientOptions options, Path target) throws IOException {
         Path parent = target.toAbsolutePath().getParent();
         if (!Files.isDirectory(parent)) {
             throw new IllegalArgumentException("cannot save a backup to " + target + ": " + parent + " is not a directory");
@@ -69,11 +89,28 @@ public final class Backups {
         if (Files.isDirectory(target)) {
             throw new IllegalArgumentException("cannot save a backup to " + target + ": it is a directory");
         }
+        List<NodeStatus> status = status(options);
+        int groups = status.stream().mapToInt(s -> s.groups().size()).max().orElse(0);
+        List<SavedBackup> saved = new ArrayList<>();
+        for (int g = 0; g < Math.max(1, groups); g++) {
+            saved.add(saveGroup(options, status, g, groupFile(target, g)));
+        }
+        return List.copyOf(saved);
+    }
+
+    private static List<NodeStatus> status(ClientOptions options) {
+        try (ClusterAdmin admin = ClusterAdmin.connect(options)) {
+            return admin.status();
+        }
+    }
+
+    private static SavedBackup saveGroup(ClientOptions options, List<NodeStatus> status, int group, Path target)
+            throws IOException {
         Path partial = target.resolveSibling(target.getFileName() + ".tmp");
         List<String> failures = new ArrayList<>();
-        for (Map.Entry<String, String> node : followersFirst(options)) {
+        for (Map.Entry<String, String> node : followersFirst(options, status, group)) {
             try {
-                return saveFrom(node.getKey(), node.getValue(), options, partial, target);
+                return saveFrom(node.getKey(), node.getValue(), options, group, partial, target);
             } catch (StatusRuntimeException e) {
                 // Every node answers a caller the same: no use asking the next.
                 if (e.getStatus().getCode() == Status.Code.UNAUTHENTICATED) {
@@ -89,32 +126,34 @@ public final class Backups {
                 Files.deleteIfExists(partial);
             }
         }
-        throw new ClusterUnavailableException("no node served a backup (" + String.join("; ", failures) + ")", null);
+        throw new ClusterUnavailableException("no node served a backup" + (group == 0 ? "" : " of group " + group)
+                + " (" + String.join("; ", failures) + ")", null);
     }
 
-    /** The nodes by id, the leader last (as the nodes' own status calls tell; a node that does not answer is no leader). */
-    private static List<Map.Entry<String, String>> followersFirst(ClientOptions options) {
+    /**
+     * The nodes by id, the group's leader last (as the nodes' own status calls tell; a node that does not
+     * answer is no leader).
+     */
+    private static List<Map.Entry<String, String>> followersFirst(ClientOptions options, List<NodeStatus> status, int group) {
         List<Map.Entry<String, String>> byId = options.peers().entrySet().stream().sorted(Map.Entry.comparingByKey()).toList();
         if (byId.size() == 1) {
             return byId;
         }
-        Set<String> leaders;
-        try (ClusterAdmin admin = ClusterAdmin.connect(options)) {
-            leaders = admin.status().stream().filter(s -> "LEADER".equals(s.role())).map(NodeStatus::address)
-                    .collect(Collectors.toSet());
-        }
+        Set<String> leaders = status.stream().filter(s -> group == 0 ? "LEADER".equals(s.role())
+                        : s.groups().size() > group && "LEADER".equals(s.groups().get(group).role()))
+                .map(NodeStatus::address).collect(Collectors.toSet());
         // A stable sort: the ids' order stays among the followers.
         return byId.stream().sorted(Comparator.comparing(node -> leaders.contains(node.getValue()))).toList();
     }
 
-    private static SavedBackup saveFrom(String node, String address, ClientOptions options, Path partial, Path target)
-            throws IOException {
+    private static SavedBackup saveFrom(String node, String address, ClientOptions options, int group, Path partial,
+                                        Path target) throws IOException {
         ManagedChannel channel = NodeChannels.open(address, options.credentials());
         try {
             Iterator<byte[]> chunks = ClientCalls.blockingServerStreamingCall(channel, BackupRpc.BACKUP,
                     CallOptions.DEFAULT.withDeadlineAfter(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS),
-                    new byte[0]);
-            BackupCheck check = new BackupCheck("the backup node " + node + " sent");
+                    Groups.request(group));
+            BackupCheck check = new BackupCheck("the backup " + (group == 0 ? "" : "of group " + group + " ") + "node " + node + " sent");
             try (FileChannel out = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
                 while (chunks.hasNext()) {
