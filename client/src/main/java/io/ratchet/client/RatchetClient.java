@@ -29,7 +29,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -75,7 +74,6 @@ public final class RatchetClient implements AutoCloseable {
      * one lane, and the client is what it was before groups.
      */
     private final class Lane {
-        final int group;
         final Transport transport;
         final Attempts attempts;
         /**
@@ -91,7 +89,6 @@ public final class RatchetClient implements AutoCloseable {
         final GroupCommit<Query.Get> gets;
 
         Lane(Transport transport) {
-            this.group = transport.group();
             this.transport = transport;
             this.attempts = new Attempts(transport, options);
             ClientSession session = new ClientSession(attempts, options);
@@ -166,9 +163,14 @@ public final class RatchetClient implements AutoCloseable {
                 });
     }
 
-    /** The lane of the group that holds {@code key}. */
-    private CompletableFuture<Lane> laneOf(String key) {
-        return lanes().thenApply(all -> all.get(Groups.of(key, all.size())));
+    /**
+     * {@code call} on the lane of the group that holds {@code key}: at once when the cluster's shape is
+     * known (every call but a client's first), else once it is.
+     */
+    private <T> CompletableFuture<T> onLaneOf(String key, Function<Lane, CompletableFuture<T>> call) {
+        List<Lane> known = lanes;
+        return known != null ? call.apply(known.get(Groups.of(key, known.size())))
+                : lanes().thenCompose(all -> call.apply(all.get(Groups.of(key, all.size()))));
     }
 
     /** How many groups the cluster has (asked of it on first use). */
@@ -295,24 +297,23 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(e));
         }
         List<Lane> known = lanes;
-        if (known != null && known.size() == 1) {
-            return write(first, request);
+        return known != null ? write(known, request) : lanes().thenCompose(ls -> write(ls, request));
+    }
+
+    /** A validated request, to the lane of the group its keys are in. */
+    private CompletableFuture<List<Result>> write(List<Lane> ls, Request request) {
+        int group = Groups.of(request, ls.size());
+        if (group == Groups.SEVERAL) {
+            return CompletableFuture.failedFuture(invalid(new InvalidCommandException(spansGroups(request, ls.size()))));
         }
-        return lanes().thenCompose(ls -> {
-            int group = Groups.of(request, ls.size());
-            if (group == Groups.SEVERAL) {
-                return CompletableFuture.failedFuture(invalid(new InvalidCommandException(spansGroups(request, ls.size()))));
-            }
-            // A request that names no key (the quota, permissions) is the cluster's: group 0 keeps it.
-            return write(ls.get(Math.max(group, 0)), request);
-        });
+        // A request that names no key (the quota, permissions) is the cluster's: group 0 keeps it.
+        return write(ls.get(Math.max(group, 0)), request);
     }
 
     /** Why a request whose keys are in several groups is refused. */
     private static String spansGroups(Request request, int groups) {
-        Map<Integer, List<String>> byGroup = new TreeMap<>();
-        request.commands().stream().flatMap(c -> Groups.keys(c).stream())
-                .forEach(k -> byGroup.computeIfAbsent(Groups.of(k, groups), g -> new ArrayList<>()).add(k));
+        Map<Integer, List<String>> byGroup = Groups.byGroup(
+                request.commands().stream().flatMap(c -> Groups.keys(c).stream()).toList(), groups);
         return "the keys of one request are in " + byGroup.size() + " of the cluster's " + groups + " groups "
                 + byGroup + ", and a request across groups is not supported yet: give keys that change together one"
                 + " hash tag, as in user:{42} and email:{42}, so that they share a group";
@@ -356,7 +357,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return laneOf(key).thenCompose(lane -> lane.gets.submit(get))
+        return onLaneOf(key, lane -> lane.gets.submit(get))
                 .thenApply(results -> Optional.ofNullable(((Result.Found) accepted(results.get(0))).item()));
     }
 
@@ -373,9 +374,7 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(e));
         }
         return lanes().thenCompose(ls -> {
-            Map<Integer, List<String>> byGroup = new TreeMap<>();
-            all.keys().forEach(k -> byGroup.computeIfAbsent(Groups.of(k, ls.size()), g -> new ArrayList<>()).add(k));
-            List<CompletableFuture<List<Item>>> parts = byGroup.entrySet().stream()
+            List<CompletableFuture<List<Item>>> parts = Groups.byGroup(all.keys(), ls.size()).entrySet().stream()
                     .map(e -> read(ls.get(e.getKey()), new Query.GetAll(e.getValue())).thenApply(r -> ((Result.Items) r).items()))
                     .toList();
             return inKeyOrder(parts);
@@ -440,7 +439,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return laneOf(key).thenCompose(lane -> staleFrom(lane, transport.addresses(), 0, Codec.encodeQuery(get),
+        return onLaneOf(key, lane -> staleFrom(lane, transport.addresses(), 0, Codec.encodeQuery(get),
                 "no node asked", r -> Optional.ofNullable(((Result.Found) r).item())));
     }
 
@@ -492,7 +491,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return laneOf(Document.guardKey(id)).thenCompose(lane -> read(lane, get))
+        return onLaneOf(Document.guardKey(id), lane -> read(lane, get))
                 .thenApply(r -> Optional.ofNullable(((Result.DocumentFound) r).document()));
     }
 
@@ -521,7 +520,7 @@ public final class RatchetClient implements AutoCloseable {
         }
         CompletableFuture<WatchResult> result = new CompletableFuture<>();
         long ends = System.nanoTime() + timeout.toNanos();
-        laneOf(key).thenCompose(lane -> watchFrom(lane, key, afterIndex, ends, result)).whenComplete((w, error) -> {
+        onLaneOf(key, lane -> watchFrom(lane, key, afterIndex, ends, result)).whenComplete((w, error) -> {
             if (error != null) {
                 result.completeExceptionally(Failures.unwrap(error));
             } else if (w != null) {

@@ -365,38 +365,40 @@ final class FrontEnd implements AutoCloseable {
      * in two groups. The permission table is the cluster's, kept in group 0 (the authorizer reads it there).
      */
     private void checkGroup(Group group, Batch batch) {
+        if (groups.size() == 1) {
+            return; // every key is group 0's
+        }
         for (Request request : batch.requests()) {
-            int g = Groups.of(request, groups.size());
-            if (g == Groups.SEVERAL) {
-                throw new InvalidCommandException("a request's keys are in several of the cluster's " + groups.size()
-                        + " groups; one request goes to one group");
-            }
-            if (g >= 0 && g != group.index) {
-                throw new InvalidCommandException(misrouted(Groups.keys(request.commands().stream()
-                        .filter(c -> !Groups.keys(c).isEmpty()).findFirst().orElseThrow()).get(0), g, group));
-            }
-            if (group.index != 0 && request.commands().stream().anyMatch(c -> c.kind() == Command.Kind.AUTH_CHANGE)) {
-                throw new InvalidCommandException("permissions are the cluster's, kept in group 0, not group " + group.index);
+            for (Command command : request.commands()) {
+                if (group.index != 0 && command.kind() == Command.Kind.AUTH_CHANGE) {
+                    throw new InvalidCommandException("permissions are the cluster's, kept in group 0, not group " + group.index);
+                }
+                checkKeys(group, Groups.keys(command));
             }
         }
     }
 
     /** As {@link #checkGroup(Group, Batch)}, for a read. */
     private void checkGroup(Group group, Query query) {
-        for (String key : Groups.keys(query)) {
-            int g = Groups.of(key, groups.size());
-            if (g != group.index) {
-                throw new InvalidCommandException(misrouted(key, g, group));
-            }
+        if (groups.size() == 1) {
+            return;
         }
         if (group.index != 0 && query.kind() == Query.Kind.AUTH_STATUS) {
             throw new InvalidCommandException("permissions are the cluster's, kept in group 0, not group " + group.index);
         }
+        checkKeys(group, Groups.keys(query));
     }
 
-    private String misrouted(String key, int belongs, Group group) {
-        return "key '" + key + "' is in group " + belongs + " of the cluster's " + groups.size()
-                + ", not group " + group.index + " (a client of a release before groups sends every call to group 0)";
+    /** Refuses the first of {@code keys} that is not {@code group}'s (a request across groups has one). */
+    private void checkKeys(Group group, List<String> keys) {
+        for (String key : keys) {
+            int g = Groups.of(key, groups.size());
+            if (g != group.index) {
+                throw new InvalidCommandException("key '" + key + "' is in group " + g + " of the cluster's " + groups.size()
+                        + ", not group " + group.index + " (a client of a release before groups sends every call to group 0;"
+                        + " one request goes to one group)");
+            }
+        }
     }
 
     /** The cluster's groups, each with its leader's client address as this node knows it ("" for none known). */

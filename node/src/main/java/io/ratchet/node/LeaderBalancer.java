@@ -47,11 +47,6 @@ final class LeaderBalancer implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::balanceOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Hand-overs this node started to spread the leaders. */
-    long handedOver() {
-        return handOvers.stream().mapToLong(HandOver::started).sum();
-    }
-
     void balanceOnce() {
         try {
             List<RaftServer.Division> divisions = new ArrayList<>(groups.size());

@@ -239,7 +239,9 @@ class GroupsClusterTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> cluster.itemsOn("n4", group).stream()
                         .anyMatch(i -> i.key().equals(keyInGroup("members/", group))));
             }
-            assertEquals(List.of("n1", "n2", "n3", "n4"), voters(cluster, "n4"), "n4 is a voter of every group");
+            // n4 learns each group's last configuration entry from that group's next append.
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertEquals(List.of("n1", "n2", "n3", "n4"), voters(cluster, "n4"), "n4 is a voter of every group"));
 
             client.admin().removeMember("n2");
             await().atMost(Duration.ofSeconds(30)).until(() -> voters(cluster, "n1").equals(List.of("n1", "n3", "n4")));

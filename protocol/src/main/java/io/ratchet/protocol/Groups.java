@@ -3,7 +3,10 @@ package io.ratchet.protocol;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.zip.CRC32;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -63,6 +66,13 @@ public final class Groups {
             }
         }
         return group;
+    }
+
+    /** {@code keys} by the group each is in, groups in order, keys in the order given. */
+    public static Map<Integer, List<String>> byGroup(Collection<String> keys, int count) {
+        Map<Integer, List<String>> byGroup = new TreeMap<>();
+        keys.forEach(k -> byGroup.computeIfAbsent(of(k, count), g -> new ArrayList<>()).add(k));
+        return byGroup;
     }
 
     /** The keys a command names: none for the cluster's own commands. */

@@ -124,10 +124,6 @@ public final class Transport implements AutoCloseable {
         return new Transport(root, group, leader == null || leader.isEmpty() ? root.leader : leader);
     }
 
-    /** The group this transport's calls go to. */
-    public int group() {
-        return group;
-    }
 
     /**
      * Completes {@code delay} from now, give or take {@link Deadlines#TICK} late, never early: for a
