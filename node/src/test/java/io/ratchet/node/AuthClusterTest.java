@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,11 +17,13 @@ import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.AuthTable.Permission;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Command.AuthChange;
+import io.ratchet.statemachine.RatchetStateMachine;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -56,6 +59,10 @@ class AuthClusterTest {
             RatchetClient shop = client(cluster, shopToken);
             RatchetClient viewer = client(cluster, viewerToken);
             String leader = cluster.awaitLeader();
+            // A fresh cluster's leader proposes the configured quota once (QuotaBootstrap): a log entry of
+            // its own, which must not land among the refused writes below.
+            await().atMost(Duration.ofSeconds(10)).until(
+                    () -> ((RatchetStateMachine) cluster.division(leader).getStateMachine()).quotaSet());
             long committed = cluster.division(leader).getRaftLog().getLastCommittedIndex();
 
             assertRefused(AuthenticationException.class, () -> open.put("orders/0", "1", 0), "give a token");
