@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -279,6 +280,24 @@ public final class RatchetClient implements AutoCloseable {
         }
         Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(),
                 List.of(new Command.Transaction(ops)));
+        try {
+            request.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        List<Lane> known = lanes;
+        if (known == null) {
+            return lanes().thenCompose(ls -> transactionAsync(ops, idempotencyKey, retention));
+        }
+        if (CrossGroupTransaction.spans(ops, known.size())) {
+            if (idempotencyKey != null) {
+                return CompletableFuture.failedFuture(invalid(new InvalidCommandException("an idempotency key on a"
+                        + " transaction across groups is not supported yet: give its keys one hash tag, as in user:{42} and"
+                        + " email:{42}, so that they share a group")));
+            }
+            return new CrossGroupTransaction((g, command) -> write(known.get(g), Request.of(List.of(command)))
+                    .thenApply(results -> results.get(0)), this::after, known.size(), ops).run();
+        }
         return submitAsync(request).thenApply(results -> {
             Result.Txn txn = (Result.Txn) accepted(results.get(0));
             return new TransactionResult(txn.successful(), txn.index(), txn.conflicts());
@@ -315,8 +334,9 @@ public final class RatchetClient implements AutoCloseable {
         Map<Integer, List<String>> byGroup = Groups.byGroup(
                 request.commands().stream().flatMap(c -> Groups.keys(c).stream()).toList(), groups);
         return "the keys of one request are in " + byGroup.size() + " of the cluster's " + groups + " groups "
-                + byGroup + ", and a request across groups is not supported yet: give keys that change together one"
-                + " hash tag, as in user:{42} and email:{42}, so that they share a group";
+                + byGroup + ": one request goes to one group (a transaction across groups is sent as one, with"
+                + " transaction()); give keys that change together one hash tag, as in user:{42} and email:{42},"
+                + " so that they share a group";
     }
 
     public CompareExchangeResult put(String key, Object value, long index) {
@@ -720,9 +740,36 @@ public final class RatchetClient implements AutoCloseable {
      * joins messages from many clients into one log entry.
      */
     private CompletableFuture<List<Result>> write(Lane lane, Request validated) {
-        return lane.writes.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                Failures.unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : Failures.unwrap(e)));
+        return write(lane, validated, 1, System.nanoTime() + options.operationTimeout().toNanos());
     }
+
+    /**
+     * A request refused whole as {@link Result.Locked} (a key held by a transaction across groups) applied
+     * nothing: it is sent again after a jittered pause, until the operation's deadline, by when the
+     * transaction's coordinator or, after its lease, the cluster has settled it. A prepare is answered, not
+     * resent: its coordinator decides.
+     */
+    private CompletableFuture<List<Result>> write(Lane lane, Request validated, int attempt, long deadline) {
+        return lane.writes.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                Failures.unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : Failures.unwrap(e)))
+                .thenCompose(results -> {
+                    Result.Locked locked = results.isEmpty() || !(results.get(0) instanceof Result.Locked l)
+                            || validated.commands().get(0).kind() == Command.Kind.PREPARE ? null : l;
+                    if (locked == null) {
+                        return CompletableFuture.completedFuture(results);
+                    }
+                    Duration pause = LOCKED_BACKOFF.delay(attempt, ThreadLocalRandom.current());
+                    if (System.nanoTime() + pause.toNanos() > deadline) {
+                        return CompletableFuture.failedFuture(new ClusterUnavailableException("key '" + locked.key()
+                                + "' is still held by transaction " + locked.txn() + " across groups after "
+                                + options.operationTimeout().toMillis() + " ms; nothing of the request applied", null));
+                    }
+                    return after(pause).thenCompose(x -> write(lane, validated, attempt + 1, deadline));
+                });
+    }
+
+    /** The pauses between sends of a request refused because a key is held (see {@link #write(Lane, Request, int, long)}). */
+    private static final Backoff LOCKED_BACKOFF = new Backoff(Duration.ofMillis(5), Duration.ofMillis(200));
 
     /** One read in {@code lane}'s group: linearizable, to its leader first, any node's front end can serve it. */
     private CompletableFuture<Result> read(Lane lane, Query query) {
@@ -793,9 +840,17 @@ public final class RatchetClient implements AutoCloseable {
                 Result.DiskFull d = (Result.DiskFull) result;
                 throw new DiskFullException(d.node(), d.freeBytes(), d.floorBytes());
             }
+            // Only a prepare's answer can be left so (see write): its coordinator reads it with acceptedOrLocked.
+            case LOCKED -> throw new ClusterUnavailableException("key '" + ((Result.Locked) result).key()
+                    + "' is held by transaction " + ((Result.Locked) result).txn() + " across groups", null);
             case WRITE, FOUND, ITEMS, STATS, TXN, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED,
-                    CONTENTION, QUOTA, AUTH_STATE, SHAPE -> result;
+                    CONTENTION, QUOTA, AUTH_STATE, SHAPE, TXN_STATE -> result;
         };
+    }
+
+    /** As {@link #accepted}, leaving a {@link Result.Locked} as it is. */
+    static Result acceptedOrLocked(Result result) {
+        return result instanceof Result.Locked ? result : accepted(result);
     }
 
     private static InvalidRequestException invalid(InvalidCommandException e) {

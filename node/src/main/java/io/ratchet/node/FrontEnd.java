@@ -292,7 +292,7 @@ final class FrontEnd implements AutoCloseable {
         }
         // On the leader, against its newest permission table: a user removed by an entry is refused from
         // the next message on, and a batch with one key the user may not write is refused whole.
-        Refusal denied = authorizer.check(TokenInterceptor.current(), decoded);
+        Refusal denied = authorizer.check(TokenInterceptor.current(), decoded, group.machine::heldKeys);
         if (denied != null) {
             refuse(answer, denied);
             return;
@@ -345,7 +345,7 @@ final class FrontEnd implements AutoCloseable {
                 watched.whenComplete((bytes, error) -> watching.decrementAndGet());
                 yield watched;
             }
-            case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, CONTENTION, AUTH_STATUS -> read(group, message);
+            case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, CONTENTION, AUTH_STATUS, TXN_STATUS -> read(group, message);
         };
         results.whenComplete((bytes, error) -> {
             Refusal denied = error == null ? authorizer.check(token, query) : null;
@@ -365,6 +365,13 @@ final class FrontEnd implements AutoCloseable {
      * in two groups. The permission table is the cluster's, kept in group 0 (the authorizer reads it there).
      */
     private void checkGroup(Group group, Batch batch) {
+        for (Request request : batch.requests()) {
+            for (Command command : request.commands()) {
+                if (command instanceof Command.Prepare p) {
+                    checkPrepare(group, p);
+                }
+            }
+        }
         if (groups.size() == 1) {
             return; // every key is group 0's
         }
@@ -375,6 +382,22 @@ final class FrontEnd implements AutoCloseable {
                 }
                 checkKeys(group, Groups.keys(command));
             }
+        }
+    }
+
+    /** Refuses a prepare that names groups this cluster does not have, or not the group it was sent to. */
+    private void checkPrepare(Group group, Command.Prepare p) {
+        if (groups.size() == 1) {
+            throw new InvalidCommandException("a cluster of one group has no transactions across groups: send a transaction");
+        }
+        for (int g : p.groups()) {
+            if (g >= groups.size()) {
+                throw new InvalidCommandException("a prepare names group " + g + " of a cluster of " + groups.size() + " groups");
+            }
+        }
+        if (!p.groups().contains(group.index) || p.holdsRecord() != (p.primary() == group.index)) {
+            throw new InvalidCommandException("a prepare sent to group " + group.index + " names groups " + p.groups()
+                    + " with primary " + p.primary() + (p.holdsRecord() ? ", holding the record" : ""));
         }
     }
 

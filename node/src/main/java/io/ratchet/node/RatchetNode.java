@@ -93,6 +93,8 @@ public final class RatchetNode implements AutoCloseable {
     private final List<QuotaBootstrap> quotaBootstraps = new ArrayList<>();
     /** Spreads the groups' leaders over the nodes; null on a cluster of one group. */
     private final LeaderBalancer balancer;
+    /** Finishes transactions across groups left by their coordinators; null on a cluster of one group. */
+    private final TransactionRecovery recovery;
     private final NodeMetrics metrics;
     private final CompletableFuture<Halt> halted;
     /** The HTTP API's own clients of the cluster, and the API; null when the node serves no HTTP. */
@@ -131,6 +133,7 @@ public final class RatchetNode implements AutoCloseable {
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
         this.balancer = groupIds.size() == 1 ? null : new LeaderBalancer(server, groupIds, LeaderBalancer.INTERVAL);
+        this.recovery = groupIds.size() == 1 ? null : new TransactionRecovery(server, groupIds, clock);
     }
 
     /**
@@ -577,6 +580,9 @@ public final class RatchetNode implements AutoCloseable {
         reconnect.close();
         if (balancer != null) {
             balancer.close();
+        }
+        if (recovery != null) {
+            recovery.close();
         }
         stalledLogs.forEach(StalledLogWatch::close);
         slowLeaders.forEach(SlowLeaderWatch::close);

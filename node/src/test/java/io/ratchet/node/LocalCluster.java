@@ -230,6 +230,17 @@ public final class LocalCluster implements AutoCloseable {
         return itemsOn(id, 0);
     }
 
+    /** One node's state machine of group {@code group}. */
+    RatchetStateMachine machineOn(String id, int group) {
+        return (RatchetStateMachine) division(id, group).getStateMachine();
+    }
+
+    /** A transaction across groups as one node's replica of group {@code group} sees it now. */
+    Result.TxnState txnOn(String id, int group, String txn) {
+        Message reply = machineOn(id, group).query(Message.valueOf(ByteString.copyFrom(Codec.encodeQuery(new Query.TxnStatus(txn))))).join();
+        return (Result.TxnState) Codec.decodeResults(reply.getContent().toByteArray()).get(0);
+    }
+
     /** Every item in one node's local store of group {@code group}. */
     List<Item> itemsOn(String id, int group) {
         RatchetStateMachine sm = (RatchetStateMachine) division(id, group).getStateMachine();

@@ -333,14 +333,7 @@ public final class Codec {
         out.writeByte(command.kind().tag());
         Writer body = switch (command.kind()) {
             case PUT, DELETE -> o -> writeOpBody(o, (Command.Op) command);
-            case TRANSACTION -> o -> {
-                List<Command.Op> ops = ((Command.Transaction) command).ops();
-                o.writeInt(ops.size());
-                for (Command.Op op : ops) {
-                    o.writeByte(op.opKind().tag());
-                    writeOpBody(o, op);
-                }
-            };
+            case TRANSACTION -> o -> writeOps(o, ((Command.Transaction) command).ops());
             case SWEEP -> o -> {
                 List<Command.KeyIndex> candidates = ((Command.Sweep) command).candidates();
                 o.writeInt(candidates.size());
@@ -360,8 +353,72 @@ public final class Codec {
                 o.writeBoolean(quota.ifUnset());
             };
             case AUTH_CHANGE -> o -> AuthTableCodec.writeChange(o, (Command.AuthChange) command);
+            case PREPARE -> o -> {
+                Command.Prepare p = (Command.Prepare) command;
+                writeString(o, p.txn());
+                o.writeInt(p.primary());
+                o.writeInt(p.groups().size());
+                for (int g : p.groups()) {
+                    o.writeInt(g);
+                }
+                o.writeLong(p.leaseMillis());
+                o.writeBoolean(p.holdsRecord());
+                writeOps(o, p.ops());
+            };
+            case SETTLE -> o -> {
+                Command.Settle settle = (Command.Settle) command;
+                writeString(o, settle.txn());
+                o.writeByte(settle.step().tag());
+            };
         };
         body.write(out);
+    }
+
+    private static void writeOps(DataOutputStream o, List<Command.Op> ops) throws IOException {
+        o.writeInt(ops.size());
+        for (Command.Op op : ops) {
+            o.writeByte(op.opKind().tag());
+            writeOpBody(o, op);
+        }
+    }
+
+    private static List<Command.Op> readOps(DataInputStream in) throws IOException {
+        int n = readCount(in);
+        List<Command.Op> ops = new ArrayList<>(Math.min(n, 64));
+        for (int i = 0; i < n; i++) {
+            ops.add(readOp(in));
+        }
+        return ops;
+    }
+
+    private static <K extends WireKind> K tagged(K[] kinds, byte tag, String what) {
+        K kind = WireKind.byTag(kinds, tag);
+        if (kind == null) {
+            throw new InvalidCommandException("unknown " + what + " " + tag);
+        }
+        return kind;
+    }
+
+    /** One operation as a transaction carries it (its tag, then its body): how an intent keeps its write. */
+    public static byte[] encodeOp(Command.Op op) {
+        return encodeBare(o -> {
+            o.writeByte(op.opKind().tag());
+            writeOpBody(o, op);
+        });
+    }
+
+    /** The operation {@link #encodeOp} wrote. */
+    public static Command.Op decodeOp(byte[] bytes) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+            Command.Op op = readOp(in);
+            if (in.available() > 0) {
+                throw new InvalidCommandException("trailing bytes after an operation");
+            }
+            return op;
+        } catch (IOException e) {
+            throw new InvalidCommandException("truncated operation: " + e.getMessage());
+        }
     }
 
     private static Command readCommand(DataInputStream in) throws IOException {
@@ -376,14 +433,7 @@ public final class Codec {
         return switch (kind) {
             case PUT -> readPut(in);
             case DELETE -> readDelete(in);
-            case TRANSACTION -> {
-                int n = readCount(in);
-                List<Command.Op> ops = new ArrayList<>(Math.min(n, 64));
-                for (int i = 0; i < n; i++) {
-                    ops.add(readOp(in));
-                }
-                yield new Command.Transaction(ops);
-            }
+            case TRANSACTION -> new Command.Transaction(readOps(in));
             case SWEEP -> {
                 int n = readCount(in);
                 List<Command.KeyIndex> candidates = new ArrayList<>(Math.min(n, 64));
@@ -395,6 +445,17 @@ public final class Codec {
             case OPEN_SESSION -> new Command.OpenSession(in.readLong(), in.readLong());
             case SET_QUOTA -> new Command.SetQuota(in.readLong(), in.readBoolean());
             case AUTH_CHANGE -> AuthTableCodec.readChange(in);
+            case PREPARE -> {
+                String txn = readString(in);
+                int primary = in.readInt();
+                int n = readCount(in);
+                List<Integer> groups = new ArrayList<>(Math.min(n, Groups.MAX));
+                for (int i = 0; i < n; i++) {
+                    groups.add(in.readInt());
+                }
+                yield new Command.Prepare(txn, primary, groups, in.readLong(), in.readBoolean(), readOps(in));
+            }
+            case SETTLE -> new Command.Settle(readString(in), tagged(Command.Settle.Step.values(), in.readByte(), "settle step"));
         };
     }
 
@@ -467,6 +528,7 @@ public final class Codec {
             };
             case STATS, AUTH_STATUS, SHAPE -> o -> {
             };
+            case TXN_STATUS -> o -> writeString(o, ((Query.TxnStatus) query).txn());
             case WATCH -> o -> {
                 Query.Watch w = (Query.Watch) query;
                 writeString(o, w.key());
@@ -497,6 +559,7 @@ public final class Codec {
             case CONTENTION -> new Query.Contention(in.readInt());
             case AUTH_STATUS -> new Query.AuthStatus();
             case SHAPE -> new Query.Shape();
+            case TXN_STATUS -> new Query.TxnStatus(readString(in));
         };
     }
 
@@ -621,6 +684,18 @@ public final class Codec {
                 o.writeLong(d.floorBytes());
             };
             case SHAPE -> o -> writeStrings(o, ((Result.Shape) result).leaders());
+            case TXN_STATE -> o -> {
+                Result.TxnState t = (Result.TxnState) result;
+                writeString(o, t.txn());
+                o.writeByte(t.record().tag());
+                o.writeInt(t.intents());
+                o.writeLong(t.index());
+            };
+            case LOCKED -> o -> {
+                Result.Locked l = (Result.Locked) result;
+                writeString(o, l.key());
+                writeString(o, l.txn());
+            };
         };
         body.write(out);
     }
@@ -673,6 +748,9 @@ public final class Codec {
             case AUTH_STATE -> new Result.AuthState(AuthTableCodec.read(in));
             case DISK_FULL -> new Result.DiskFull(readString(in), in.readLong(), in.readLong());
             case SHAPE -> new Result.Shape(readStrings(in));
+            case TXN_STATE -> new Result.TxnState(readString(in), tagged(Result.TxnState.Record.values(), in.readByte(),
+                    "transaction record state"), in.readInt(), in.readLong());
+            case LOCKED -> new Result.Locked(readString(in), readString(in));
         };
     }
 

@@ -9,7 +9,7 @@ import java.util.Set;
  * of the entry that last wrote it; index 0 names an absent item.
  */
 public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep,
-        Command.OpenSession, Command.SetQuota, Command.AuthChange {
+        Command.OpenSession, Command.SetQuota, Command.AuthChange, Command.Prepare, Command.Settle {
 
     /** Which command this is: what code that handles commands switches on (see {@link WireKind}). */
     Kind kind();
@@ -22,7 +22,7 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
      * ({@link Op.Kind}): a put or a delete has one tag, alone or in a transaction.
      */
     enum Kind implements WireKind {
-        PUT(1), DELETE(2), TRANSACTION(3), SWEEP(4), OPEN_SESSION(8), SET_QUOTA(9), AUTH_CHANGE(10);
+        PUT(1), DELETE(2), TRANSACTION(3), SWEEP(4), OPEN_SESSION(8), SET_QUOTA(9), AUTH_CHANGE(10), PREPARE(11), SETTLE(12);
 
         private final byte tag;
 
@@ -235,6 +235,110 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
         @Override
         public Kind kind() {
             return Kind.TRANSACTION;
+        }
+    }
+
+    /**
+     * The first phase of a transaction across groups (see docs/DESIGN.md, "Transactions across groups"):
+     * this group's share of its operations, {@code ops}. When every condition holds and no key is held by
+     * another transaction, each key gets an intent (the write to make, or for a check none) and is held:
+     * writes to it are refused as {@link Result.Locked} and reads of it wait until the transaction is
+     * settled here. When {@code holdsRecord}, this group is the primary and also keeps the transaction's
+     * record, pending until {@code leaseMillis} of its cluster time pass, after which it may be aborted.
+     * Preparing a transaction that holds its keys here already answers as the first prepare did.
+     *
+     * @param txn     the transaction's id, chosen by its coordinator (the client)
+     * @param primary the group whose record decides the transaction
+     * @param groups  every group the transaction writes or checks in, the primary among them
+     */
+    record Prepare(String txn, int primary, List<Integer> groups, long leaseMillis, boolean holdsRecord, List<Op> ops)
+            implements Command {
+        public static final long MIN_LEASE_MILLIS = 100;
+        public static final long MAX_LEASE_MILLIS = 60_000;
+
+        public Prepare {
+            groups = List.copyOf(groups);
+            ops = List.copyOf(ops);
+        }
+
+        @Override
+        public void validate() {
+            checkTxn(txn);
+            if (groups.size() < 2 || groups.size() > Groups.MAX || new HashSet<>(groups).size() != groups.size()) {
+                throw new InvalidCommandException("a transaction across groups names 2.." + Groups.MAX
+                        + " distinct groups, not " + groups);
+            }
+            for (int g : groups) {
+                if (g < 0 || g >= Groups.MAX) {
+                    throw new InvalidCommandException("group " + g + " is not 0.." + (Groups.MAX - 1));
+                }
+            }
+            if (!groups.contains(primary)) {
+                throw new InvalidCommandException("the primary group " + primary + " is not among " + groups);
+            }
+            if (leaseMillis < MIN_LEASE_MILLIS || leaseMillis > MAX_LEASE_MILLIS) {
+                throw new InvalidCommandException("a transaction's lease is " + MIN_LEASE_MILLIS + ".." + MAX_LEASE_MILLIS
+                        + " ms, not " + leaseMillis);
+            }
+            new Transaction(ops).validate();
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.PREPARE;
+        }
+    }
+
+    /**
+     * A step after {@link Prepare}, named by the transaction's id. In the primary group (the one holding
+     * the record) {@code COMMIT} and {@code ABORT} decide: a pending record becomes committed or aborted,
+     * and a decided one stays as it is (the answer says which). In every group, once the outcome here is
+     * known ({@code COMMIT} where no record is, or the record is committed; {@code ABORT} likewise), the
+     * transaction's intents are settled: written at the index of their prepare, or dropped.
+     * {@code EXPIRE} aborts a pending record only once its lease has run out in cluster time (how a
+     * transaction whose coordinator went away is ended); {@code FORGET} drops a decided record once no
+     * group holds the transaction's intents. Each step is idempotent.
+     */
+    record Settle(String txn, Step step) implements Command {
+        /** What to do; tags on the wire after {@link Command.Kind#SETTLE}'s. */
+        public enum Step implements WireKind {
+            COMMIT(1), ABORT(2), EXPIRE(3), FORGET(4);
+
+            private final byte tag;
+
+            Step(int tag) {
+                this.tag = (byte) tag;
+            }
+
+            @Override
+            public byte tag() {
+                return tag;
+            }
+        }
+
+        @Override
+        public void validate() {
+            checkTxn(txn);
+            if (step == null) {
+                throw new InvalidCommandException("a settle step is commit, abort, expire or forget");
+            }
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.SETTLE;
+        }
+    }
+
+    /** The most characters a transaction id has. */
+    int MAX_TXN_ID_CHARS = 64;
+
+    /** Checks a transaction id: 1..64 of letters, digits, '-' and '_'. */
+    static void checkTxn(String txn) {
+        if (txn == null || txn.isEmpty() || txn.length() > MAX_TXN_ID_CHARS
+                || !txn.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '-' || c == '_'))) {
+            throw new InvalidCommandException("a transaction id is 1.." + MAX_TXN_ID_CHARS
+                    + " letters, digits, '-' or '_', not " + (txn == null ? "null" : "'" + txn + "'"));
         }
     }
 

@@ -81,7 +81,8 @@ public final class Groups {
             case PUT, DELETE -> List.of(((Command.Op) command).key());
             case TRANSACTION -> ((Command.Transaction) command).ops().stream().map(Command.Op::key).toList();
             case SWEEP -> ((Command.Sweep) command).candidates().stream().map(Command.KeyIndex::key).toList();
-            case OPEN_SESSION, SET_QUOTA, AUTH_CHANGE -> List.of();
+            case PREPARE -> ((Command.Prepare) command).ops().stream().map(Command.Op::key).toList();
+            case OPEN_SESSION, SET_QUOTA, AUTH_CHANGE, SETTLE -> List.of();
         };
     }
 
@@ -93,7 +94,7 @@ public final class Groups {
             case GETS -> ((Query.Gets) query).gets().stream().map(Query.Get::key).toList();
             case WATCH -> List.of(((Query.Watch) query).key());
             case GET_DOCUMENT -> List.of(Document.guardKey(((Query.GetDocument) query).id()));
-            case LIST_ITEMS, STATS, CONTENTION, AUTH_STATUS, SHAPE -> List.of();
+            case LIST_ITEMS, STATS, CONTENTION, AUTH_STATUS, SHAPE, TXN_STATUS -> List.of();
         };
     }
 

@@ -4,7 +4,8 @@ import java.util.List;
 
 /** A read. Queries never change state and never enter the Raft log. */
 public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, Query.Stats, Query.Watch,
-        Query.GetDocument, Query.Gets, Query.Contention, Query.AuthStatus, Query.Shape {
+        Query.GetDocument, Query.Gets, Query.Contention, Query.AuthStatus, Query.Shape,
+        Query.TxnStatus {
 
     /** Which query this is: what code that serves or encodes queries switches on (see {@link WireKind}). */
     Kind kind();
@@ -13,7 +14,7 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
 
     /** The kinds of query and their tags. */
     enum Kind implements WireKind {
-        GET(1), GET_ALL(2), LIST_ITEMS(3), STATS(4), WATCH(5), GET_DOCUMENT(6), GETS(7), CONTENTION(8), AUTH_STATUS(9), SHAPE(10);
+        GET(1), GET_ALL(2), LIST_ITEMS(3), STATS(4), WATCH(5), GET_DOCUMENT(6), GETS(7), CONTENTION(8), AUTH_STATUS(9), SHAPE(10), TXN_STATUS(11);
 
         private final byte tag;
 
@@ -131,6 +132,19 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
         @Override
         public Kind kind() {
             return Kind.SHAPE;
+        }
+    }
+
+    /** A transaction across groups as this group sees it ({@link Result.TxnState}): how recovery learns its outcome. */
+    record TxnStatus(String txn) implements Query {
+        @Override
+        public void validate() {
+            Command.checkTxn(txn);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.TXN_STATUS;
         }
     }
 

@@ -5,7 +5,8 @@ import java.util.List;
 /** What a node answers to a command or query. A failed condition is a normal result, not an error. */
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
-        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.DiskFull, Result.Quota, Result.AuthState, Result.Shape {
+        Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.DiskFull, Result.Quota, Result.AuthState, Result.Shape,
+        Result.TxnState, Result.Locked {
 
     /** Which result this is: what code that reads or encodes results switches on (see {@link WireKind}). */
     Kind kind();
@@ -14,7 +15,7 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
     enum Kind implements WireKind {
         WRITE(1), REJECTED(2), FOUND(3), ITEMS(4), STATS(5), TXN(6), SWEPT(7), WATCHED(8), DOCUMENT_FOUND(9),
         SESSION_OPENED(10), SESSION_EXPIRED(11), CONTENTION(12), QUOTA_EXCEEDED(13), QUOTA(14), AUTH_STATE(15),
-        DISK_FULL(16), SHAPE(17);
+        DISK_FULL(16), SHAPE(17), TXN_STATE(18), LOCKED(19);
 
         private final byte tag;
 
@@ -247,6 +248,46 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
         @Override
         public Kind kind() {
             return Kind.SHAPE;
+        }
+    }
+
+    /**
+     * A transaction across groups as one group sees it: its record there ({@link Record#NONE} outside the
+     * primary, or once forgotten), how many of its intents the group holds, and for a prepare the index its
+     * writes will have in this group (the prepare's log index; 0 otherwise).
+     */
+    record TxnState(String txn, Record record, int intents, long index) implements Result {
+        /** The states of a transaction's record; tags on the wire. */
+        public enum Record implements WireKind {
+            NONE(0), PENDING(1), COMMITTED(2), ABORTED(3);
+
+            private final byte tag;
+
+            Record(int tag) {
+                this.tag = (byte) tag;
+            }
+
+            @Override
+            public byte tag() {
+                return tag;
+            }
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.TXN_STATE;
+        }
+    }
+
+    /**
+     * A request refused whole because {@code key} is held by transaction {@code txn} across groups, between
+     * its prepare and its settling here: nothing of the request applied. Sent again once the transaction is
+     * settled (the coordinator's next step, or the cluster's recovery after its lease), it applies as usual.
+     */
+    record Locked(String key, String txn) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.LOCKED;
         }
     }
 }

@@ -50,6 +50,10 @@ class WireBytesTest {
         command("04 00000001 00000001 78 0000000000000004", new Command.Sweep(List.of(new Command.KeyIndex("x", 4))));
         command("08 0000000000000005 000000000000ea60", new Command.OpenSession(5, 60_000));
         command("09 0000000000100000 01", new Command.SetQuota(1L << 20, true));
+        command("0b 00000002 7431 00000000 00000002 00000000 00000003 0000000000001388 01"
+                + " 00000001 02 00000001 6b 0000000000000002",
+                new Command.Prepare("t1", 0, List.of(0, 3), 5_000, true, List.of(new Command.Delete("k", 2))));
+        command("0c 00000002 7431 01", new Command.Settle("t1", Command.Settle.Step.COMMIT));
 
         Set<WireKind> all = new HashSet<>(EnumSet.complementOf(EnumSet.of(Command.Kind.AUTH_CHANGE)));
         all.addAll(EnumSet.allOf(Command.Op.Kind.class));
@@ -80,6 +84,7 @@ class WireBytesTest {
         query("01 03 08 0000000a", new Query.Contention(10));
         query("01 03 09", new Query.AuthStatus());
         query("01 03 0a", new Query.Shape());
+        query("01 03 0b 00000002 7431", new Query.TxnStatus("t1"));
         assertEquals(EnumSet.allOf(Query.Kind.class), pinned);
     }
 
@@ -108,6 +113,9 @@ class WireBytesTest {
                         Map.of("ops", List.of(new AuthTable.Grant(AuthTable.Permission.READ, "a/"))))));
         result("10 00000002 6e31 0000000000000005 000000000000000a", new Result.DiskFull("n1", 5, 10));
         result("11 00000002 00000007 6e313a37303031 00000000", new Result.Shape(List.of("n1:7001", "")));
+        result("12 00000002 7431 02 00000003 0000000000000009",
+                new Result.TxnState("t1", Result.TxnState.Record.COMMITTED, 3, 9));
+        result("13 00000001 6b 00000002 7431", new Result.Locked("k", "t1"));
         assertEquals(EnumSet.allOf(Result.Kind.class), pinned);
     }
 

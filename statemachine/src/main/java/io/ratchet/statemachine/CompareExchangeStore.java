@@ -60,6 +60,8 @@ public final class CompareExchangeStore {
     private final RememberedRequests remembered;
     private final RequestFingerprint fingerprints = new RequestFingerprint();
     private final ClientSessions sessions;
+    /** Keys held by transactions across groups, and the records of those this group is the primary of. */
+    private final Intents intents;
     /** The documents' {@link Footprint}s, summed (the items' own their table). */
     private long documentBytes;
     /** The most the state may count (see {@link Footprint}); writes that would pass it are refused. */
@@ -115,6 +117,7 @@ public final class CompareExchangeStore {
         byte[] table = kv.get(StateKeys.single(StateKeys.AUTH));
         auth = table == null ? AuthTable.EMPTY : SnapshotCodec.parse(table, AuthTableCodec::read);
         sessions = new ClientSessions(state);
+        intents = new Intents(state);
         watermarkBefore = tombstones.watermark();
     }
 
@@ -197,6 +200,11 @@ public final class CompareExchangeStore {
                         "idempotency key '" + key + "' was already used for a different request"));
             }
         }
+        Result.Locked locked = lockedFor(request);
+        if (locked != null) {
+            // Refused whole, and not remembered: sent again once the transaction is settled, it applies.
+            return Collections.nCopies(request.commands().size(), locked);
+        }
         List<Result> results = new ArrayList<>(request.commands().size());
         for (Command command : request.commands()) {
             results.add(applyCommand(command, logIndex, clusterTime));
@@ -221,6 +229,29 @@ public final class CompareExchangeStore {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }
+    }
+
+    /**
+     * The refusal of a request one of whose writes or checks names a key a transaction across groups holds;
+     * null when none does. (A prepare judges its own keys: one of its own transaction is no obstacle; a sweep
+     * passes over a held item.)
+     */
+    private Result.Locked lockedFor(Request request) {
+        if (intents.isEmpty()) {
+            return null;
+        }
+        for (Command command : request.commands()) {
+            if (command.kind() == Command.Kind.PREPARE || command.kind() == Command.Kind.SWEEP) {
+                continue;
+            }
+            for (Command.Op op : ops(command)) {
+                Intents.Intent held = intents.on(Keys.normalize(op.key()));
+                if (held != null) {
+                    return new Result.Locked(op.key(), held.txn());
+                }
+            }
+        }
+        return null;
     }
 
     private void forgetLapsedRequests() {
@@ -252,6 +283,8 @@ public final class CompareExchangeStore {
             case OPEN_SESSION -> sessions.open((Command.OpenSession) command, clusterTime);
             case SET_QUOTA -> setQuota((Command.SetQuota) command);
             case AUTH_CHANGE -> changeAuth((Command.AuthChange) command);
+            case PREPARE -> prepare((Command.Prepare) command, logIndex, clusterTime);
+            case SETTLE -> settle((Command.Settle) command, clusterTime);
         };
     }
 
@@ -383,7 +416,8 @@ public final class CompareExchangeStore {
         return switch (command.kind()) {
             case PUT, DELETE -> List.of((Command.Op) command);
             case TRANSACTION -> ((Command.Transaction) command).ops();
-            case SWEEP, OPEN_SESSION, SET_QUOTA, AUTH_CHANGE -> List.of();
+            case PREPARE -> ((Command.Prepare) command).ops();
+            case SWEEP, OPEN_SESSION, SET_QUOTA, AUTH_CHANGE, SETTLE -> List.of();
         };
     }
 
@@ -471,7 +505,25 @@ public final class CompareExchangeStore {
     }
 
     private Result transaction(Command.Transaction t, long logIndex, long clusterTime) {
-        List<Command.Op> ops = t.ops();
+        Evaluated e = evaluate(t.ops(), logIndex, clusterTime);
+        if (e.refusal() != null) {
+            return e.refusal();
+        }
+        for (Planned write : e.writes()) {
+            commit(write, logIndex);
+        }
+        return new Result.Txn(true, logIndex, List.of());
+    }
+
+    /** A transaction's conditions evaluated: its planned writes when all hold and fit, else its refusal. */
+    private record Evaluated(Planned[] writes, Result refusal) {
+    }
+
+    /**
+     * Evaluates every condition of {@code ops} (counting each), then plans their writes at {@code logIndex}
+     * and checks them against the quota: what a transaction in one entry and a prepare across groups share.
+     */
+    private Evaluated evaluate(List<Command.Op> ops, long logIndex, long clusterTime) {
         String[] ids = new String[ops.size()];
         Item[] current = new Item[ops.size()];
         boolean[] held = new boolean[ops.size()];
@@ -497,15 +549,163 @@ public final class CompareExchangeStore {
             count(ids[i], ops.get(i).key(), held[i], conflicts.isEmpty() && overQuota == null);
         }
         if (!conflicts.isEmpty()) {
-            return new Result.Txn(false, 0, conflicts);
+            return new Evaluated(null, new Result.Txn(false, 0, conflicts));
         }
-        if (overQuota != null) {
-            return overQuota;
+        return new Evaluated(writes, overQuota);
+    }
+
+    // ---- transactions across groups (see Command.Prepare, Command.Settle)
+
+    /**
+     * Holds every key of {@code p} for its transaction when each condition holds, no other transaction holds
+     * one of them, and the writes fit the quota; writes nothing otherwise. The primary also opens the
+     * record. A prepare of a transaction that holds keys here already answers as the first did; one of a
+     * transaction this group has decided is not applied again.
+     */
+    private Result prepare(Command.Prepare p, long logIndex, long clusterTime) {
+        Intents.TxnRecord record = intents.record(p.txn());
+        int heldAlready = intents.heldBy(p.txn());
+        if (heldAlready > 0 || (record != null && record.state() != Result.TxnState.Record.PENDING)) {
+            return txnState(p.txn(), intents.preparedAt(p.txn()));
         }
-        for (Planned write : writes) {
-            commit(write, logIndex);
+        for (Command.Op op : p.ops()) {
+            Intents.Intent other = intents.on(Keys.normalize(op.key()));
+            if (other != null) {
+                return new Result.Locked(op.key(), other.txn());
+            }
         }
-        return new Result.Txn(true, logIndex, List.of());
+        Evaluated e = evaluate(p.ops(), logIndex, clusterTime);
+        if (e.refusal() != null) {
+            return e.refusal();
+        }
+        for (Command.Op op : p.ops()) {
+            intents.hold(Keys.normalize(op.key()), new Intents.Intent(p.txn(), p.primary(), logIndex, clusterTime, op));
+        }
+        if (p.holdsRecord()) {
+            intents.putRecord(new Intents.TxnRecord(p.txn(), Result.TxnState.Record.PENDING,
+                    clusterTime + p.leaseMillis(), 0, p.groups()));
+        }
+        return txnState(p.txn(), logIndex);
+    }
+
+    /**
+     * One step of settling a transaction here (see {@link Command.Settle}): decides its record when this
+     * group holds it and it is pending, then, once the outcome here is known, writes or drops its intents.
+     */
+    private Result settle(Command.Settle s, long clusterTime) {
+        Intents.TxnRecord record = intents.record(s.txn());
+        Result.TxnState.Record state = record == null ? Result.TxnState.Record.NONE : record.state();
+        boolean pending = state == Result.TxnState.Record.PENDING;
+        switch (s.step()) {
+            case COMMIT -> {
+                if (pending) {
+                    intents.putRecord(record.decided(Result.TxnState.Record.COMMITTED, clusterTime));
+                }
+                if (state != Result.TxnState.Record.ABORTED) {
+                    release(s.txn(), true);
+                }
+            }
+            case ABORT -> {
+                if (pending) {
+                    intents.putRecord(record.decided(Result.TxnState.Record.ABORTED, clusterTime));
+                }
+                if (state != Result.TxnState.Record.COMMITTED) {
+                    release(s.txn(), false);
+                }
+            }
+            case EXPIRE -> {
+                if (pending && clusterTime >= record.deadline()) {
+                    intents.putRecord(record.decided(Result.TxnState.Record.ABORTED, clusterTime));
+                    release(s.txn(), false);
+                }
+            }
+            case FORGET -> {
+                if (record != null && !pending) {
+                    release(s.txn(), state == Result.TxnState.Record.COMMITTED);
+                    intents.forget(s.txn());
+                }
+            }
+        }
+        return txnState(s.txn(), 0);
+    }
+
+    /** Writes (each at its prepare's index and time) or drops every intent {@code txn} holds here. */
+    private void release(String txn, boolean commit) {
+        for (Intents.Intent intent : intents.release(txn).values()) {
+            if (commit && intent.op().opKind() != Command.Op.Kind.CHECK) {
+                Item current = items.get(Keys.normalize(intent.op().key()));
+                commit(plan(intent.op(), current, intent.index(), intent.time()), intent.index());
+            }
+        }
+    }
+
+    private Result.TxnState txnState(String txn, long index) {
+        Intents.TxnRecord record = intents.record(txn);
+        return new Result.TxnState(txn, record == null ? Result.TxnState.Record.NONE : record.state(),
+                intents.heldBy(txn), index);
+    }
+
+    /**
+     * Whether a read must wait before it is answered: a key it names (or, for a listing, a key under its
+     * prefix) is held by a transaction across groups, whose outcome this group may not have applied yet.
+     */
+    public boolean held(Query query) {
+        if (intents.isEmpty()) {
+            return false;
+        }
+        if (query instanceof Query.ListItems list) {
+            return intents.anyUnder(Keys.normalize(list.prefix()));
+        }
+        for (String key : io.ratchet.protocol.Groups.keys(query)) {
+            if (intents.on(Keys.normalize(key)) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * What settling {@code txn} here would write, as permissions name it: the keys of its puts and deletes,
+     * the ids of its documents (its checks write nothing).
+     */
+    public List<String> heldKeys(String txn) {
+        List<String> keys = new ArrayList<>();
+        intents.intents().values().forEach(i -> {
+            if (i.txn().equals(txn) && i.op().opKind() != Command.Op.Kind.CHECK) {
+                keys.add(i.op() instanceof Command.DocumentOp d ? d.id() : i.op().key());
+            }
+        });
+        return keys;
+    }
+
+    /** Whether any key is held now (a cheap test before looking at waiting reads). */
+    public boolean holdsIntents() {
+        return !intents.isEmpty();
+    }
+
+    /**
+     * What the transactions across groups need from this group's leader now, at {@code time} of its clock:
+     * records whose lease ran out, decided records to forget once no group holds their intents, and intents
+     * older than {@code settleAfterMillis} whose outcome is their primary's to tell. Changes nothing.
+     */
+    public List<TxnWork> transactionWork(long time, long settleAfterMillis, long forgetAfterMillis) {
+        List<TxnWork> work = new ArrayList<>();
+        for (Intents.TxnRecord r : intents.records()) {
+            if (r.state() == Result.TxnState.Record.PENDING) {
+                if (time >= r.deadline()) {
+                    work.add(new TxnWork(r.txn(), TxnWork.Kind.EXPIRE, -1, r.groups()));
+                }
+            } else if (time >= r.decidedAt() + forgetAfterMillis) {
+                work.add(new TxnWork(r.txn(), TxnWork.Kind.FORGET, -1, r.groups()));
+            }
+        }
+        java.util.Set<String> asked = new java.util.HashSet<>();
+        for (Intents.Intent intent : intents.intents().values()) {
+            if (intents.record(intent.txn()) == null && time >= intent.time() + settleAfterMillis && asked.add(intent.txn())) {
+                work.add(new TxnWork(intent.txn(), TxnWork.Kind.ASK_PRIMARY, intent.primary(), List.of()));
+            }
+        }
+        return work;
     }
 
     private void count(String id, String key, boolean held, boolean committed) {
@@ -524,7 +724,8 @@ public final class CompareExchangeStore {
         for (Command.KeyIndex candidate : sweep.candidates()) {
             Item item = items.get(Keys.normalize(candidate.key()));
             // Re-checked here: the item may have been renewed or replaced since the sweep was proposed.
-            if (item != null && item.index() == candidate.index() && item.expiredAt(clusterTime)) {
+            if (item != null && item.index() == candidate.index() && item.expiredAt(clusterTime)
+                    && intents.on(Keys.normalize(candidate.key())) == null) {
                 removeItem(item, logIndex);
                 removed++;
             }
@@ -606,6 +807,7 @@ public final class CompareExchangeStore {
             case GET_DOCUMENT -> new Result.DocumentFound(document(((Query.GetDocument) query).id()));
             case STATS -> new Result.Stats(appliedIndex, clusterTime, size(), used(), quota);
             case AUTH_STATUS -> new Result.AuthState(auth.withoutSecrets());
+            case TXN_STATUS -> txnState(((Query.TxnStatus) query).txn(), 0);
             // served by the state machine: a watch waits, gets are answered one by one, contention is the node's;
             // the front end answers the cluster's shape
             case WATCH, GETS, CONTENTION, SHAPE -> throw new InvalidCommandException("unknown query " + query);

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -35,6 +36,7 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.impl.LogConfigurations;
@@ -84,6 +86,14 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private final RocksKeyValueStore.Settings storeSettings;
     private final SnapshotSource snapshots;
     private final Watches watches = new Watches();
+    /**
+     * Reads that name a key held by a transaction across groups, waiting until it is settled here: the
+     * transaction may have committed in its primary already, so the value held here may be its old one.
+     */
+    private final List<HeldRead> heldReads = new ArrayList<>();
+
+    private record HeldRead(Query query, Message request, CompletableFuture<Message> answer) {
+    }
     private final ExecutorService installer = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-install"));
     /** Mends the server's configuration after a log truncation (see {@link #truncate}). */
     private final ExecutorService configurationMender =
@@ -257,7 +267,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             durable = position.getIndex() > 0 ? new DiskStateStorage.Durable(position) : null;
             flushFor = -1;
             // The whole state may have changed (a checkpoint swapped in): every waiting watch is looked at.
-            wakeups = watches.firedByAnyChange(store);
+            wakeups = withReleasedReads(watches.firedByAnyChange(store));
         } finally {
             lock.writeLock().unlock();
         }
@@ -536,6 +546,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             quotaAlarm.observe(quota.used(), quota.quota(), results);
             // Only the watches this entry can have answered (the keys it changed), never all of them.
             wakeups = entry == null ? List.of() : watches.fired(store);
+            wakeups = withReleasedReads(wakeups);
         } finally {
             lock.writeLock().unlock();
         }
@@ -568,6 +579,13 @@ public final class RatchetStateMachine extends BaseStateMachine {
         CompletableFuture<List<Result>> results;
         lock.readLock().lock();
         try {
+            if (store.held(query)) {
+                HeldRead held = new HeldRead(query, request, new CompletableFuture<>());
+                synchronized (heldReads) {
+                    heldReads.add(held);
+                }
+                return held.answer();
+            }
             results = switch (query.kind()) {
                 // One answer per get, all from the same applied state: as if each were served alone then.
                 case GETS -> CompletableFuture.completedFuture(((Query.Gets) query).gets().stream().map(this::read).toList());
@@ -575,7 +593,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 case CONTENTION -> CompletableFuture.completedFuture(List.of(new Result.Contention(contention.since(),
                         contention.hottest(((Query.Contention) query).limit()).stream().map(k -> new Result.KeyContention(
                                 k.key(), k.attempts(), k.commits(), k.refused())).toList())));
-                case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, AUTH_STATUS ->
+                case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, AUTH_STATUS, TXN_STATUS ->
                         CompletableFuture.completedFuture(List.of(read(query)));
                 case SHAPE -> CompletableFuture.failedFuture(new StateMachineException(RaftGroupMemberId.valueOf(getId(),
                         getGroupId()), new InvalidCommandException("the cluster's shape is the front end's to answer")));
@@ -584,6 +602,63 @@ public final class RatchetStateMachine extends BaseStateMachine {
             lock.readLock().unlock();
         }
         return results.thenApply(r -> RaftBytes.message(Codec.encodeResults(r)));
+    }
+
+    /**
+     * Under the write lock, after an entry or a new state: {@code wakeups} and, for every held read whose
+     * keys are free now, its answer, asked again once the lock is let go.
+     */
+    private List<Runnable> withReleasedReads(List<Runnable> wakeups) {
+        List<HeldRead> released = new ArrayList<>();
+        synchronized (heldReads) {
+            if (heldReads.isEmpty()) {
+                return wakeups;
+            }
+            for (var it = heldReads.iterator(); it.hasNext(); ) {
+                HeldRead h = it.next();
+                if (!store.held(h.query())) {
+                    it.remove();
+                    released.add(h);
+                }
+            }
+        }
+        if (released.isEmpty()) {
+            return wakeups;
+        }
+        List<Runnable> all = new ArrayList<>(wakeups);
+        for (HeldRead h : released) {
+            all.add(() -> query(h.request()).whenComplete((answer, error) -> {
+                if (error != null) {
+                    h.answer().completeExceptionally(error);
+                } else {
+                    h.answer().complete(answer);
+                }
+            }));
+        }
+        return all;
+    }
+
+    /**
+     * What this group's leader should do now for transactions across groups (see
+     * {@link CompareExchangeStore#transactionWork}), at {@code time} of its clock.
+     */
+    public List<TxnWork> transactionWork(long time, long settleAfterMillis, long forgetAfterMillis) {
+        lock.readLock().lock();
+        try {
+            return store.transactionWork(time, settleAfterMillis, forgetAfterMillis);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** The keys transaction {@code txn} holds in this group now (what settling it here would write). */
+    public List<String> heldKeys(String txn) {
+        lock.readLock().lock();
+        try {
+            return store.heldKeys(txn);
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     /** Under the read lock: answers now if the key changed after the index, else waits for apply or the timeout. */
@@ -682,6 +757,10 @@ public final class RatchetStateMachine extends BaseStateMachine {
     @Override
     public void close() throws IOException {
         watches.close();
+        synchronized (heldReads) {
+            heldReads.forEach(h -> h.answer().completeExceptionally(new ServerNotReadyException("the node is stopping")));
+            heldReads.clear();
+        }
         installer.shutdownNow();
         configurationMender.shutdownNow();
         lock.writeLock().lock();

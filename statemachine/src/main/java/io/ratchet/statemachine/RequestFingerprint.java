@@ -60,6 +60,24 @@ final class RequestFingerprint {
                 word("auth");
                 text(command.toString());
             };
+            case PREPARE -> () -> {
+                Command.Prepare p = (Command.Prepare) command;
+                word("prepare");
+                text(p.txn());
+                number(p.primary());
+                number(p.groups().size());
+                p.groups().forEach(this::number);
+                number(p.leaseMillis());
+                number(p.holdsRecord() ? 1 : 0);
+                number(p.ops().size());
+                p.ops().forEach(this::op);
+            };
+            case SETTLE -> () -> {
+                Command.Settle st = (Command.Settle) command;
+                word("settle");
+                text(st.txn());
+                word(st.step().name().toLowerCase(java.util.Locale.ROOT));
+            };
             case SWEEP -> () -> {
                 Command.Sweep s = (Command.Sweep) command;
                 word("sweep");

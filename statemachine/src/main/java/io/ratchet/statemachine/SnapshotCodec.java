@@ -31,6 +31,8 @@ final class SnapshotCodec {
     private static final byte QUOTA_EXCEEDED = 13;
     private static final byte QUOTA = 14;
     private static final byte AUTH_STATE = 15;
+    private static final byte TXN_STATE = 18;
+    private static final byte LOCKED = 19;
     /** A string in a snapshot is at most a value's size many times over; more means a damaged file. */
     private static final int MAX_STRING_BYTES = 64 << 20;
     private static final int MAX_COUNT = 1 << 20;
@@ -163,6 +165,20 @@ final class SnapshotCodec {
                 o.writeByte(AUTH_STATE);
                 AuthTableCodec.write(o, ((Result.AuthState) result).table());
             };
+            case TXN_STATE -> o -> {
+                Result.TxnState t = (Result.TxnState) result;
+                o.writeByte(TXN_STATE);
+                writeString(o, t.txn());
+                o.writeByte(t.record().tag());
+                o.writeInt(t.intents());
+                o.writeLong(t.index());
+            };
+            case LOCKED -> o -> {
+                Result.Locked l = (Result.Locked) result;
+                o.writeByte(LOCKED);
+                writeString(o, l.key());
+                writeString(o, l.txn());
+            };
             // reads' answers, and a front end's: apply never remembers them
             case FOUND, ITEMS, STATS, WATCHED, DOCUMENT_FOUND, CONTENTION, DISK_FULL, SHAPE ->
                     throw new IllegalArgumentException("a snapshot keeps the results of writes only, not " + result);
@@ -191,6 +207,15 @@ final class SnapshotCodec {
             case QUOTA_EXCEEDED -> new Result.QuotaExceeded(in.readLong(), in.readLong(), in.readLong());
             case QUOTA -> new Result.Quota(in.readLong(), in.readLong());
             case AUTH_STATE -> new Result.AuthState(AuthTableCodec.read(in));
+            case TXN_STATE -> {
+                String txn = readString(in);
+                Result.TxnState.Record record = io.ratchet.protocol.WireKind.byTag(Result.TxnState.Record.values(), in.readByte());
+                if (record == null) {
+                    throw new SnapshotFormatException("unknown transaction record state");
+                }
+                yield new Result.TxnState(txn, record, in.readInt(), in.readLong());
+            }
+            case LOCKED -> new Result.Locked(readString(in), readString(in));
             default -> throw new SnapshotFormatException("unknown result type " + type);
         };
     }

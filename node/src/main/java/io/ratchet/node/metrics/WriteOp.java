@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /** The kinds of write a metric counts apart, as its {@code op} tag. */
 enum WriteOp {
-    PUT, DELETE, TXN, DOCUMENT, SWEEP, OPEN_SESSION, OTHER;
+    PUT, DELETE, TXN, DOCUMENT, PREPARE, SETTLE, SWEEP, OPEN_SESSION, OTHER;
 
     /** The tag's value: {@code put}, {@code open-session}, ... */
     String tag() {
@@ -19,6 +19,8 @@ enum WriteOp {
             case DELETE -> DELETE;
             case TRANSACTION -> ((Command.Transaction) command).ops().stream()
                     .anyMatch(op -> op instanceof Command.DocumentOp) ? DOCUMENT : TXN;
+            case PREPARE -> PREPARE;
+            case SETTLE -> SETTLE;
             case SWEEP -> SWEEP;
             case OPEN_SESSION -> OPEN_SESSION;
             case SET_QUOTA, AUTH_CHANGE -> OTHER;
@@ -27,6 +29,6 @@ enum WriteOp {
 
     /** Whether this kind of write carries conditions that can be refused. */
     boolean conditional() {
-        return this == PUT || this == DELETE || this == TXN || this == DOCUMENT;
+        return this == PUT || this == DELETE || this == TXN || this == DOCUMENT || this == PREPARE;
     }
 }

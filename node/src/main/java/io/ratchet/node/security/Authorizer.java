@@ -9,6 +9,7 @@ import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
 import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,12 +35,15 @@ public final class Authorizer {
         this.table = table;
     }
 
-    /** Null when the caller with {@code token} may send {@code batch}; else the refusal. */
-    public Refusal check(String token, Batch batch) {
+    /**
+     * Null when the caller with {@code token} may send {@code batch}; else the refusal. {@code heldKeys} names
+     * the keys a transaction across groups holds in the group the batch goes to: settling it writes them.
+     */
+    public Refusal check(String token, Batch batch, Function<String, List<String>> heldKeys) {
         return asUser(token, (t, user) -> {
             for (Request request : batch.requests()) {
                 for (Command command : request.commands()) {
-                    Refusal refused = check(t, user, command);
+                    Refusal refused = check(t, user, command, heldKeys);
                     if (refused != null) {
                         return refused;
                     }
@@ -62,7 +66,7 @@ public final class Authorizer {
             case LIST_ITEMS -> need(t, user, Permission.READ, ((Query.ListItems) query).prefix());
             case WATCH -> need(t, user, Permission.READ, ((Query.Watch) query).key());
             case GET_DOCUMENT -> need(t, user, Permission.READ, ((Query.GetDocument) query).id());
-            case STATS, SHAPE -> null;
+            case STATS, SHAPE, TXN_STATUS -> null;
             // Hot keys name keys of every prefix; the permission table is the administrator's.
             case CONTENTION, AUTH_STATUS -> cluster(t, user);
         };
@@ -89,11 +93,13 @@ public final class Authorizer {
         return user == null ? unauthenticated(token) : rule.apply(t, user);
     }
 
-    private Refusal check(AuthTable t, AuthTable.User user, Command command) {
+    private Refusal check(AuthTable t, AuthTable.User user, Command command, Function<String, List<String>> heldKeys) {
         return switch (command.kind()) {
             case PUT, DELETE -> need(t, user, Permission.WRITE, ((Command.Op) command).key());
-            case TRANSACTION -> {
-                for (Command.Op op : ((Command.Transaction) command).ops()) {
+            // Settling writes the transaction's held keys here: only a user who may write them all may.
+            case SETTLE -> needEach(t, user, Permission.WRITE, heldKeys.apply(((Command.Settle) command).txn()));
+            case TRANSACTION, PREPARE -> {
+                for (Command.Op op : (command instanceof Command.Prepare p ? p.ops() : ((Command.Transaction) command).ops())) {
                     Refusal refused = switch (op.opKind()) {
                         case CHECK -> need(t, user, Permission.READ, op.key());
                         case PUT_DOCUMENT, DELETE_DOCUMENT -> need(t, user, Permission.WRITE, ((Command.DocumentOp) op).id());
