@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
                 "Exit: 0 valid, 1 anomalies found, 2 usage error, 3 undecided or skipped, 4 the harness failed."})
 public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--groups", defaultValue = "1",
-            description = "Raft groups the cluster's keys spread over (default ${DEFAULT-VALUE}); a request across groups is refused, so bank needs 1")
+            description = "Raft groups the cluster's keys spread over (default ${DEFAULT-VALUE}); with several, bank's transfers are transactions across groups")
     int groups;
 
     @Option(names = "--nodes", defaultValue = "3", description = "cluster size: 3 or 5 (default ${DEFAULT-VALUE})")

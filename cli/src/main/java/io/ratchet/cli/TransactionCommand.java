@@ -31,6 +31,10 @@ final class TransactionCommand extends ClientCommand {
         ObjectNode o = Output.object();
         o.put("successful", r.successful());
         o.put("index", r.index());
+        if (!r.indexes().isEmpty()) {
+            // across groups: each written key's index in its own group
+            r.indexes().forEach(o.putObject("indexes")::put);
+        }
         ArrayNode conflicts = o.putArray("conflicts");
         for (Result.Conflict conflict : r.conflicts()) {
             conflicts.addObject().put("key", conflict.key()).put("expected", conflict.expected()).put("actual", conflict.actual());

@@ -173,7 +173,11 @@ final class CrossGroupTransaction {
                             .map(g -> sender.send(g, new Command.Settle(txn, Command.Settle.Step.COMMIT))).toList();
                     // The outcome is decided: a settle that fails here is the cluster's to finish (and reads wait for it).
                     return CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).handle((x, e) -> {
-                        sender.send(primary, new Command.Settle(txn, Command.Settle.Step.FORGET));
+                        // Forgotten only once every group settled: a group still holding an intent of a forgotten
+                        // record would take it for an aborted attempt's.
+                        if (e == null) {
+                            sender.send(primary, new Command.Settle(txn, Command.Settle.Step.FORGET));
+                        }
                         return (Object) success(indexes);
                     });
                 });
@@ -192,16 +196,22 @@ final class CrossGroupTransaction {
                         + " record; the cluster settles it either way", cause)));
     }
 
-    /** Aborts {@code txn} in the primary, then releases every other group; failures are left to the cluster's recovery. */
+    /**
+     * Aborts {@code txn} in the primary, then releases every other group, then forgets the record; a step
+     * that fails is left to the cluster's recovery.
+     */
     private CompletableFuture<Void> abort(String txn) {
         return sender.send(primary, new Command.Settle(txn, Command.Settle.Step.ABORT)).handle((r, e) -> {
-            for (int g : groups) {
-                if (g != primary) {
-                    sender.send(g, new Command.Settle(txn, Command.Settle.Step.ABORT));
+            List<CompletableFuture<Result>> released = groups.stream().filter(g -> g != primary)
+                    .map(g -> sender.send(g, new Command.Settle(txn, Command.Settle.Step.ABORT))).toList();
+            // Awaited, so that an attempt that follows does not find this one's intents in its way.
+            return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new)).handle((x, failed) -> {
+                if (failed == null) {
+                    sender.send(primary, new Command.Settle(txn, Command.Settle.Step.FORGET));
                 }
-            }
-            return null;
-        });
+                return (Void) null;
+            });
+        }).thenCompose(f -> f);
     }
 
     private TransactionResult success(Map<Integer, Long> indexes) {

@@ -382,9 +382,9 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     /**
-     * The items under {@code keys} that exist, in key order. Keys in several groups are read from each
-     * group at once; each group's part is linearizable, and the parts are read at about the same time,
-     * not at one instant.
+     * The items under {@code keys} that exist, in key order, as they all were at one moment. Keys in one
+     * group are one linearizable read. Keys in several groups are read from each group at once, and read
+     * again until two reads in a row agree (see {@link #agreed}).
      */
     public CompletableFuture<List<Item>> getAllAsync(Collection<String> keys) {
         Query.GetAll all = new Query.GetAll(List.copyOf(keys));
@@ -394,10 +394,37 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(e));
         }
         return lanes().thenCompose(ls -> {
-            List<CompletableFuture<List<Item>>> parts = Groups.byGroup(all.keys(), ls.size()).entrySet().stream()
+            Map<Integer, List<String>> byGroup = Groups.byGroup(all.keys(), ls.size());
+            Supplier<CompletableFuture<List<Item>>> once = () -> inKeyOrder(byGroup.entrySet().stream()
                     .map(e -> read(ls.get(e.getKey()), new Query.GetAll(e.getValue())).thenApply(r -> ((Result.Items) r).items()))
-                    .toList();
-            return inKeyOrder(parts);
+                    .toList());
+            return byGroup.size() == 1 ? once.get() : agreed(once, null, 1);
+        });
+    }
+
+    /** How many reads of several groups {@link #agreed} makes at most before it gives up. */
+    static final int MAX_AGREEING_READS = 16;
+
+    /**
+     * Reads of several groups, repeated until two in a row return the same items at the same indexes: then
+     * every item returned had that index over the whole time between the two reads, since an item's index
+     * changes with every write and never comes back, and each group's read is linearizable (a read of a key
+     * a transaction across groups holds waits until it is settled there). So the items are as they all were
+     * at one moment, whatever transactions across groups committed meanwhile. (A key absent from both may
+     * have been created and deleted between them.) Under writes that never pause, it gives up after
+     * {@link #MAX_AGREEING_READS} reads.
+     */
+    private CompletableFuture<List<Item>> agreed(Supplier<CompletableFuture<List<Item>>> read, List<Item> last, int reads) {
+        return read.get().thenCompose(items -> {
+            if (items.equals(last)) {
+                return CompletableFuture.completedFuture(items);
+            }
+            if (reads >= MAX_AGREEING_READS) {
+                return CompletableFuture.failedFuture(new ClusterUnavailableException("the items read from several groups"
+                        + " changed between each of " + MAX_AGREEING_READS + " reads in a row, so no moment they agree on"
+                        + " was seen", null));
+            }
+            return agreed(read, items, reads + 1);
         });
     }
 
@@ -405,6 +432,7 @@ public final class RatchetClient implements AutoCloseable {
      * Items whose key starts with {@code prefix}, in key order, skipping {@code start}, at most {@code pageSize}.
      * With several groups, each lists its own items in key order and the page is their merge: each group
      * is asked for its first {@code start + pageSize}, so a deep {@code start} costs every group that many.
+     * A page is as its items all were at one moment (read until two reads agree, as {@link #getAllAsync}).
      */
     public CompletableFuture<List<Item>> listAsync(String prefix, int start, int pageSize) {
         Query.ListItems page = new Query.ListItems(prefix, start, pageSize);
@@ -418,10 +446,9 @@ public final class RatchetClient implements AutoCloseable {
                 return read(first, page).thenApply(r -> ((Result.Items) r).items());
             }
             long wanted = (long) start + pageSize;
-            List<CompletableFuture<List<Item>>> parts = ls.stream()
-                    .map(lane -> listFirst(lane, page.prefix(), wanted, new ArrayList<>())).toList();
-            return inKeyOrder(parts).thenApply(merged ->
-                    merged.subList((int) Math.min(start, merged.size()), (int) Math.min(wanted, merged.size())));
+            return agreed(() -> inKeyOrder(ls.stream().map(lane -> listFirst(lane, page.prefix(), wanted, new ArrayList<>()))
+                    .toList()).thenApply(merged -> List.copyOf(
+                    merged.subList((int) Math.min(start, merged.size()), (int) Math.min(wanted, merged.size())))), null, 1);
         });
     }
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
 import io.ratchet.protocol.Command;
+import io.ratchet.recipes.session.ClusterSession;
 import io.ratchet.protocol.Command.Settle.Step;
 import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.Item;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -78,6 +80,21 @@ class CrossGroupTransactionClusterTest {
             } finally {
                 pool.shutdownNow();
             }
+            // A document session whose documents are in two groups: one save across them, then a second save
+            // on the indexes the first gave each group's document (a wrong index would be a conflict).
+            String d1 = keyInGroup("orders/", 1);
+            String d2 = keyInGroup("orders/", 2);
+            ClusterSession session = ClusterSession.open(client);
+            session.store(d1, Map.of("n", 1));
+            session.store(d2, Map.of("n", 2));
+            session.saveChanges();
+            assertEquals(client.getDocument(d1).orElseThrow().index(), session.guardIndex(d1));
+            assertEquals(client.getDocument(d2).orElseThrow().index(), session.guardIndex(d2));
+            session.store(d1, Map.of("n", 11));
+            session.store(d2, Map.of("n", 22));
+            session.saveChanges();
+            assertEquals("{\"n\":22}", client.getDocument(d2).orElseThrow().json());
+
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                 for (int g = 0; g < GROUPS; g++) {
                     assertFalse(cluster.machineOn(cluster.awaitLeader(g), g).transactionWork(Long.MAX_VALUE / 2, 0, 0)

@@ -239,6 +239,10 @@ public final class Routes {
                     : HttpReply.errorBody("conflict", ErrorCode.CONDITION_FAILED, r.conflicts().size() + " condition(s) failed; nothing was written");
             body.put("successful", r.successful());
             body.put("index", r.index());
+            if (!r.indexes().isEmpty()) {
+                // across groups: each written key's index in its own group
+                r.indexes().forEach(body.putObject("indexes")::put);
+            }
             ArrayNode conflicts = body.putArray("conflicts");
             for (Result.Conflict c : r.conflicts()) {
                 conflicts.addObject().put("key", c.key()).put("expected", c.expected()).put("actual", c.actual());

@@ -252,7 +252,7 @@ public final class ClusterSession {
             fail(State.FAILED, conflict);
             throw conflict;
         }
-        saved(result.index());
+        saved(result);
         return result.index();
     }
 
@@ -271,13 +271,16 @@ public final class ClusterSession {
         return ops;
     }
 
-    /** Moves the session on to the state its save left: every written document and item at {@code index}. */
-    private void saved(long index) {
+    /**
+     * Moves the session on to the state its save left: every written document and item at the index the
+     * transaction gave it (one index in one group; each group's own across groups).
+     */
+    private void saved(TransactionResult result) {
         changes.forEach((normalized, op) -> known.put(normalized, op instanceof Command.PutDocument put
-                ? new Known(existingSpelling(normalized, put.id()), index, put.json())
+                ? new Known(existingSpelling(normalized, put.id()), result.indexOf(op.key()), put.json())
                 : new Known(((Command.DeleteDocument) op).id(), 0, null)));
         changes.clear();
-        compareExchange.saved(index);
+        compareExchange.saved(result::indexOf);
         state = State.OPEN;
         failure = null;
         inFlight = null;

@@ -130,8 +130,9 @@ public final class SessionCompareExchange {
     }
 
     /** After a successful save: every changed item is known at {@code index} (or absent). */
-    void saved(long index) {
+    void saved(java.util.function.ToLongFunction<String> indexOf) {
         changes.forEach((normalized, op) -> {
+            long index = indexOf.applyAsLong(op.key());
             Known before = known.get(normalized);
             Item was = before == null || op.index() == 0 ? null : before.item();
             if (op instanceof Command.Put put) {
