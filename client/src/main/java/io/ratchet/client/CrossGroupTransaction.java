@@ -39,6 +39,7 @@ final class CrossGroupTransaction {
     static final Duration LEASE = Duration.ofSeconds(Long.getLong("ratchet.txn.leaseSeconds", 5));
     static final int MAX_ATTEMPTS = 8;
     private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(10), Duration.ofMillis(500));
+    private static final Backoff FENCE_BACKOFF = new Backoff(Duration.ofMillis(20), Duration.ofMillis(250));
 
     /** Sends one command to a group's lane; completes with its result as the group answered it. */
     interface Sender {
@@ -159,11 +160,21 @@ final class CrossGroupTransaction {
     }
 
     private CompletableFuture<Object> commit(String txn, Map<Integer, Long> indexes) {
+        return commit(txn, indexes, 1);
+    }
+
+    private CompletableFuture<Object> commit(String txn, Map<Integer, Long> indexes, int tries) {
         return sender.send(primary, new Command.Settle(txn, Command.Settle.Step.COMMIT))
                 .handle((result, error) -> error == null ? CompletableFuture.completedFuture(result)
                         : decisionAfterLostAnswer(txn, error))
                 .thenCompose(f -> f)
                 .thenCompose(result -> {
+                    if (result instanceof Result.Fenced) {
+                        // A backup is taking its cut: try again shortly. The lease bounds the wait: once it runs
+                        // out the cluster aborts the record, and the next try finds it aborted.
+                        return after.apply(FENCE_BACKOFF.delay(Math.min(tries, 8), ThreadLocalRandom.current()))
+                                .thenCompose(x -> commit(txn, indexes, tries + 1));
+                    }
                     Record decided = ((Result.TxnState) RatchetClient.acceptedOrLocked(result)).record();
                     if (decided != Record.COMMITTED) {
                         // Its lease ran out before the commit and the cluster aborted it: nothing applied.

@@ -657,6 +657,24 @@ public final class RatchetClient implements AutoCloseable {
         return transport.after(delay);
     }
 
+    /**
+     * Holds, in every group, each decision to commit a transaction across groups until {@code hold} has
+     * passed in cluster time ({@link Duration#ZERO}: lifts it); coordinators wait and try again meanwhile.
+     * What a backup of several groups does around its checkpoints, so that together they are one consistent
+     * cut: no transaction is committed in one file and missing from another. Nothing to do in one group.
+     */
+    public CompletableFuture<Void> fenceAsync(Duration hold) {
+        Command.Fence fence = new Command.Fence(hold.toMillis());
+        try {
+            fence.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        return lanes().thenCompose(ls -> ls.size() == 1 ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.allOf(ls.stream().map(lane -> write(lane, Request.of(List.of(fence)))
+                        .thenApply(results -> accepted(results.get(0)))).toArray(CompletableFuture[]::new)));
+    }
+
     // ---- the storage quota
 
     /**
@@ -871,7 +889,7 @@ public final class RatchetClient implements AutoCloseable {
             case LOCKED -> throw new ClusterUnavailableException("key '" + ((Result.Locked) result).key()
                     + "' is held by transaction " + ((Result.Locked) result).txn() + " across groups", null);
             case WRITE, FOUND, ITEMS, STATS, TXN, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED,
-                    CONTENTION, QUOTA, AUTH_STATE, SHAPE, TXN_STATE -> result;
+                    CONTENTION, QUOTA, AUTH_STATE, SHAPE, TXN_STATE, FENCED -> result;
         };
     }
 

@@ -283,12 +283,17 @@ class GroupsClusterTest {
                 keys.add(keyInGroup("saved/", g));
                 assertTrue(client.put(keys.get(g), g, 0).successful());
             }
+            assertTrue(client.transaction(List.of(new Command.Put(keyInGroup("saved/across-", 0), "0", 0, null),
+                    new Command.Put(keyInGroup("saved/across-", 3), "3", 0, null))).successful());
             List<SavedBackup> saved = Backups.saveGroups(cluster.options(), file);
             assertEquals(GROUPS, saved.size());
             for (int g = 0; g < GROUPS; g++) {
                 assertEquals(Backups.groupFile(file, g), saved.get(g).file());
                 assertTrue(Files.isRegularFile(saved.get(g).file()));
             }
+            // The backup's hold on commits across groups is lifted once it is done.
+            assertTrue(client.transaction(List.of(new Command.Put(keyInGroup("later/", 1), "1", 0, null),
+                    new Command.Put(keyInGroup("later/", 2), "2", 0, null))).successful());
         }
         List<NodeConfig> fresh = new ArrayList<>();
         Map<String, String> peers = new LinkedHashMap<>();
@@ -316,6 +321,8 @@ class GroupsClusterTest {
                     assertEquals(String.valueOf(g), client.get(keys.get(g)).orElseThrow().value(), "group " + g + " restored");
                     assertTrue(client.put(keys.get(g) + "-after", g, 0).successful(), "group " + g + " takes writes");
                 }
+                assertEquals(2, client.getAll(List.of(keyInGroup("saved/across-", 0), keyInGroup("saved/across-", 3))).size(),
+                        "a transaction across groups, whole in the restored cluster");
             }
         } finally {
             for (RatchetNode n : nodes) {

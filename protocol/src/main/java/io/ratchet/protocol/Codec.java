@@ -365,6 +365,7 @@ public final class Codec {
                 o.writeBoolean(p.holdsRecord());
                 writeOps(o, p.ops());
             };
+            case FENCE -> o -> o.writeLong(((Command.Fence) command).millis());
             case SETTLE -> o -> {
                 Command.Settle settle = (Command.Settle) command;
                 writeString(o, settle.txn());
@@ -455,6 +456,7 @@ public final class Codec {
                 }
                 yield new Command.Prepare(txn, primary, groups, in.readLong(), in.readBoolean(), readOps(in));
             }
+            case FENCE -> new Command.Fence(in.readLong());
             case SETTLE -> new Command.Settle(readString(in), tagged(Command.Settle.Step.values(), in.readByte(), "settle step"));
         };
     }
@@ -691,6 +693,7 @@ public final class Codec {
                 o.writeInt(t.intents());
                 o.writeLong(t.index());
             };
+            case FENCED -> o -> o.writeLong(((Result.Fenced) result).until());
             case LOCKED -> o -> {
                 Result.Locked l = (Result.Locked) result;
                 writeString(o, l.key());
@@ -751,6 +754,7 @@ public final class Codec {
             case TXN_STATE -> new Result.TxnState(readString(in), tagged(Result.TxnState.Record.values(), in.readByte(),
                     "transaction record state"), in.readInt(), in.readLong());
             case LOCKED -> new Result.Locked(readString(in), readString(in));
+            case FENCED -> new Result.Fenced(in.readLong());
         };
     }
 

@@ -9,7 +9,7 @@ import java.util.Set;
  * of the entry that last wrote it; index 0 names an absent item.
  */
 public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep,
-        Command.OpenSession, Command.SetQuota, Command.AuthChange, Command.Prepare, Command.Settle {
+        Command.OpenSession, Command.SetQuota, Command.AuthChange, Command.Prepare, Command.Settle, Command.Fence {
 
     /** Which command this is: what code that handles commands switches on (see {@link WireKind}). */
     Kind kind();
@@ -22,7 +22,7 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
      * ({@link Op.Kind}): a put or a delete has one tag, alone or in a transaction.
      */
     enum Kind implements WireKind {
-        PUT(1), DELETE(2), TRANSACTION(3), SWEEP(4), OPEN_SESSION(8), SET_QUOTA(9), AUTH_CHANGE(10), PREPARE(11), SETTLE(12);
+        PUT(1), DELETE(2), TRANSACTION(3), SWEEP(4), OPEN_SESSION(8), SET_QUOTA(9), AUTH_CHANGE(10), PREPARE(11), SETTLE(12), FENCE(13);
 
         private final byte tag;
 
@@ -327,6 +327,27 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
         @Override
         public Kind kind() {
             return Kind.SETTLE;
+        }
+    }
+
+    /**
+     * Holds every decision to commit a transaction across groups in this group (and every forget of a
+     * record) until {@code millis} of cluster time pass, or lifts the hold when 0: how a backup of several
+     * groups takes its consistent cut. Committing coordinators wait and try again; aborts go ahead.
+     */
+    record Fence(long millis) implements Command {
+        public static final long MAX_MILLIS = 60_000;
+
+        @Override
+        public void validate() {
+            if (millis < 0 || millis > MAX_MILLIS) {
+                throw new InvalidCommandException("a fence lasts 0.." + MAX_MILLIS + " ms (0 lifts it), not " + millis);
+            }
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.FENCE;
         }
     }
 

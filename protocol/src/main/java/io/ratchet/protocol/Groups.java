@@ -82,7 +82,7 @@ public final class Groups {
             case TRANSACTION -> ((Command.Transaction) command).ops().stream().map(Command.Op::key).toList();
             case SWEEP -> ((Command.Sweep) command).candidates().stream().map(Command.KeyIndex::key).toList();
             case PREPARE -> ((Command.Prepare) command).ops().stream().map(Command.Op::key).toList();
-            case OPEN_SESSION, SET_QUOTA, AUTH_CHANGE, SETTLE -> List.of();
+            case OPEN_SESSION, SET_QUOTA, AUTH_CHANGE, SETTLE, FENCE -> List.of();
         };
     }
 

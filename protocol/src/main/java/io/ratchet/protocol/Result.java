@@ -6,7 +6,7 @@ import java.util.List;
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
         Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.DiskFull, Result.Quota, Result.AuthState, Result.Shape,
-        Result.TxnState, Result.Locked {
+        Result.TxnState, Result.Locked, Result.Fenced {
 
     /** Which result this is: what code that reads or encodes results switches on (see {@link WireKind}). */
     Kind kind();
@@ -15,7 +15,7 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
     enum Kind implements WireKind {
         WRITE(1), REJECTED(2), FOUND(3), ITEMS(4), STATS(5), TXN(6), SWEPT(7), WATCHED(8), DOCUMENT_FOUND(9),
         SESSION_OPENED(10), SESSION_EXPIRED(11), CONTENTION(12), QUOTA_EXCEEDED(13), QUOTA(14), AUTH_STATE(15),
-        DISK_FULL(16), SHAPE(17), TXN_STATE(18), LOCKED(19);
+        DISK_FULL(16), SHAPE(17), TXN_STATE(18), LOCKED(19), FENCED(20);
 
         private final byte tag;
 
@@ -288,6 +288,17 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
         @Override
         public Kind kind() {
             return Kind.LOCKED;
+        }
+    }
+
+    /**
+     * Commits across groups are held in this group until cluster time {@code until} (0: not held): the
+     * answer to a {@link Command.Fence}, and to a decision to commit, or a forget, that the fence held back.
+     */
+    record Fenced(long until) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.FENCED;
         }
     }
 }

@@ -54,6 +54,7 @@ class WireBytesTest {
                 + " 00000001 02 00000001 6b 0000000000000002",
                 new Command.Prepare("t1", 0, List.of(0, 3), 5_000, true, List.of(new Command.Delete("k", 2))));
         command("0c 00000002 7431 01", new Command.Settle("t1", Command.Settle.Step.COMMIT));
+        command("0d 000000000000ea60", new Command.Fence(60_000));
 
         Set<WireKind> all = new HashSet<>(EnumSet.complementOf(EnumSet.of(Command.Kind.AUTH_CHANGE)));
         all.addAll(EnumSet.allOf(Command.Op.Kind.class));
@@ -116,6 +117,7 @@ class WireBytesTest {
         result("12 00000002 7431 02 00000003 0000000000000009",
                 new Result.TxnState("t1", Result.TxnState.Record.COMMITTED, 3, 9));
         result("13 00000001 6b 00000002 7431", new Result.Locked("k", "t1"));
+        result("14 0000018bcfe56800", new Result.Fenced(STAMP));
         assertEquals(EnumSet.allOf(Result.Kind.class), pinned);
     }
 

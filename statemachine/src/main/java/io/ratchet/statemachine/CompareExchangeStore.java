@@ -4,6 +4,7 @@ import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Command.Settle.Step;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.Expiry;
@@ -285,6 +286,7 @@ public final class CompareExchangeStore {
             case AUTH_CHANGE -> changeAuth((Command.AuthChange) command);
             case PREPARE -> prepare((Command.Prepare) command, logIndex, clusterTime);
             case SETTLE -> settle((Command.Settle) command, clusterTime);
+            case FENCE -> fence((Command.Fence) command, clusterTime);
         };
     }
 
@@ -417,7 +419,7 @@ public final class CompareExchangeStore {
             case PUT, DELETE -> List.of((Command.Op) command);
             case TRANSACTION -> ((Command.Transaction) command).ops();
             case PREPARE -> ((Command.Prepare) command).ops();
-            case SWEEP, OPEN_SESSION, SET_QUOTA, AUTH_CHANGE, SETTLE -> List.of();
+            case SWEEP, OPEN_SESSION, SET_QUOTA, AUTH_CHANGE, SETTLE, FENCE -> List.of();
         };
     }
 
@@ -596,6 +598,10 @@ public final class CompareExchangeStore {
         Intents.TxnRecord record = intents.record(s.txn());
         Result.TxnState.Record state = record == null ? Result.TxnState.Record.NONE : record.state();
         boolean pending = state == Result.TxnState.Record.PENDING;
+        long fence = intents.fencedUntil();
+        if (clusterTime < fence && ((s.step() == Step.COMMIT && pending) || (s.step() == Step.FORGET && record != null && !pending))) {
+            return new Result.Fenced(fence); // a backup is taking its cut: no decision to commit, no record forgotten
+        }
         switch (s.step()) {
             case COMMIT -> {
                 if (pending) {
@@ -627,6 +633,11 @@ public final class CompareExchangeStore {
             }
         }
         return txnState(s.txn(), 0);
+    }
+
+    private Result fence(Command.Fence f, long clusterTime) {
+        intents.fence(f.millis() == 0 ? 0 : clusterTime + f.millis());
+        return new Result.Fenced(intents.fencedUntil());
     }
 
     /** Writes (each at its prepare's index and time) or drops every intent {@code txn} holds here. */

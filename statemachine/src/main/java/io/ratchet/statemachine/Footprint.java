@@ -90,6 +90,7 @@ final class Footprint {
                 yield sum;
             }
             case REJECTED -> RESULT + utf8(((Result.Rejected) result).reason());
+            case FENCED -> RESULT;
             case TXN_STATE -> RESULT + utf8(((Result.TxnState) result).txn());
             case LOCKED -> RESULT + utf8(((Result.Locked) result).key()) + utf8(((Result.Locked) result).txn());
             case FOUND, ITEMS, STATS, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED, CONTENTION,

@@ -21,11 +21,13 @@ import java.util.Map;
  * <pre>
  *   x key        an intent: the transaction, its primary group, the index and time of its prepare, its operation
  *   X txn        a record: its state, its lease's end, when it was decided, its groups
+ *   f            until when decisions to commit are held for a backup's cut (cluster time)
  * </pre>
  */
 final class Intents {
     static final byte INTENT = 'x';
     static final byte RECORD = 'X';
+    static final byte FENCE = 'f';
 
     /**
      * A key held by a transaction: the operation to apply if it commits, planned as of its prepare (at
@@ -46,11 +48,15 @@ final class Intents {
     /** By normalized key. */
     private final Map<String, Intent> byKey = new HashMap<>();
     private final Map<String, TxnRecord> records = new LinkedHashMap<>();
+    /** Until when, in cluster time, decisions to commit and forgets are held (see {@link Command.Fence}); 0: not. */
+    private long fencedUntil;
 
     Intents(Overlay state) {
         this.state = state;
         scan(INTENT, (key, value) -> byKey.put(StateKeys.name(key), SnapshotCodec.parse(value, in -> new Intent(
                 SnapshotCodec.readString(in), in.readInt(), in.readLong(), in.readLong(), Codec.decodeOp(in.readAllBytes())))));
+        byte[] fence = state.get(StateKeys.single(FENCE));
+        fencedUntil = fence == null ? 0 : ByteArrays.getLong(fence, 0);
         scan(RECORD, (key, value) -> {
             TxnRecord r = SnapshotCodec.parse(value, in -> {
                 Record s = WireKind.byTag(Record.values(), in.readByte());
@@ -78,6 +84,17 @@ final class Intents {
                 visit.accept(c.key(), c.value());
             }
         }
+    }
+
+    long fencedUntil() {
+        return fencedUntil;
+    }
+
+    void fence(long until) {
+        fencedUntil = until;
+        byte[] bytes = new byte[Long.BYTES];
+        ByteArrays.putLong(bytes, 0, until);
+        state.put(StateKeys.single(FENCE), bytes);
     }
 
     boolean isEmpty() {

@@ -72,6 +72,10 @@ final class RequestFingerprint {
                 number(p.ops().size());
                 p.ops().forEach(this::op);
             };
+            case FENCE -> () -> {
+                word("fence");
+                number(((Command.Fence) command).millis());
+            };
             case SETTLE -> () -> {
                 Command.Settle st = (Command.Settle) command;
                 word("settle");

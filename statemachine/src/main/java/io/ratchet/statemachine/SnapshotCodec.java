@@ -33,6 +33,7 @@ final class SnapshotCodec {
     private static final byte AUTH_STATE = 15;
     private static final byte TXN_STATE = 18;
     private static final byte LOCKED = 19;
+    private static final byte FENCED = 20;
     /** A string in a snapshot is at most a value's size many times over; more means a damaged file. */
     private static final int MAX_STRING_BYTES = 64 << 20;
     private static final int MAX_COUNT = 1 << 20;
@@ -173,6 +174,10 @@ final class SnapshotCodec {
                 o.writeInt(t.intents());
                 o.writeLong(t.index());
             };
+            case FENCED -> o -> {
+                o.writeByte(FENCED);
+                o.writeLong(((Result.Fenced) result).until());
+            };
             case LOCKED -> o -> {
                 Result.Locked l = (Result.Locked) result;
                 o.writeByte(LOCKED);
@@ -216,6 +221,7 @@ final class SnapshotCodec {
                 yield new Result.TxnState(txn, record, in.readInt(), in.readLong());
             }
             case LOCKED -> new Result.Locked(readString(in), readString(in));
+            case FENCED -> new Result.Fenced(in.readLong());
             default -> throw new SnapshotFormatException("unknown result type " + type);
         };
     }

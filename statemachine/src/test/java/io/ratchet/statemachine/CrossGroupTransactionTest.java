@@ -169,4 +169,24 @@ class CrossGroupTransactionTest {
         assertInstanceOf(Result.TxnState.class, apply(new Command.Settle("t1", Step.COMMIT)));
         assertNull(store.get("lock"));
     }
+
+    @Test
+    void aFenceHoldsDecisionsToCommitAndForgetsButNotAbortsUntilItLapsesOrIsLifted() {
+        apply(prepare("t1", true, new Command.Put("a", "1", 0, null)));
+        apply(prepare("t2", true, new Command.Put("b", "1", 0, null)));
+        assertEquals(new Result.Fenced(time + 60_000), apply(new Command.Fence(60_000)));
+        assertEquals(new Result.Fenced(time + 60_000), apply(new Command.Settle("t1", Step.COMMIT)));
+        assertEquals(Record.PENDING, ((Result.TxnState) store.answer(new Query.TxnStatus("t1"), 0)).record());
+        assertNull(store.get("a"), "held: nothing committed");
+        assertEquals(Record.ABORTED, ((Result.TxnState) apply(new Command.Settle("t2", Step.ABORT))).record(), "aborts go ahead");
+        assertEquals(new Result.Fenced(time + 60_000), apply(new Command.Settle("t2", Step.FORGET)));
+
+        store = new CompareExchangeStore(kv);
+        assertEquals(new Result.Fenced(time + 60_000), apply(new Command.Settle("t1", Step.COMMIT)), "the fence is state");
+        time += 60_000;
+        assertEquals(Record.COMMITTED, ((Result.TxnState) apply(new Command.Settle("t1", Step.COMMIT))).record(), "lapsed");
+        apply(new Command.Fence(10_000));
+        assertEquals(new Result.Fenced(0), apply(new Command.Fence(0)));
+        assertEquals(Record.NONE, ((Result.TxnState) apply(new Command.Settle("t2", Step.FORGET))).record(), "lifted");
+    }
 }

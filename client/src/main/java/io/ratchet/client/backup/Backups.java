@@ -7,6 +7,9 @@ import io.ratchet.common.NodeChannels;
 import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.NodeStatus;
 import io.ratchet.client.PermissionDeniedException;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.BackupCheck;
 import io.ratchet.protocol.BackupHeader;
 import io.ratchet.protocol.BackupRpc;
@@ -19,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -26,6 +30,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
@@ -91,12 +97,86 @@ public final class Backups {
         }
         List<NodeStatus> status = status(options);
         int groups = status.stream().mapToInt(s -> s.groups().size()).max().orElse(0);
-        List<SavedBackup> saved = new ArrayList<>();
-        for (int g = 0; g < Math.max(1, groups); g++) {
-            saved.add(saveGroup(options, status, g, groupFile(target, g)));
+        if (groups <= 1) {
+            return List.of(saveGroup(options, status, 0, target));
         }
-        return List.copyOf(saved);
+        // One cut across groups: every decision to commit a transaction across groups is held from before the
+        // first checkpoint to after the last, and each checkpoint holds every write acknowledged before it was
+        // asked for (its barrier). So a transaction committed in one file is prepared or settled in every
+        // other, and one not committed is committed in none: a restore settles or aborts it whole.
+        try (RatchetClient client = RatchetClient.connect(options); CutHold hold = new CutHold(client)) {
+            List<SavedBackup> saved = new ArrayList<>();
+            for (int g = 0; g < groups; g++) {
+                saved.add(saveGroup(options, status, g, groupFile(target, g)));
+            }
+            hold.checkUnbroken();
+            return List.copyOf(saved);
+        }
     }
+
+    /**
+     * The hold on commits across groups for one backup: set before the first checkpoint, renewed every third
+     * of {@link #CUT_FENCE} while the checkpoints are made (so it lapses by itself soon after a backup that
+     * dies), lifted after the last. A renewal that does not land in time breaks the cut, and the backup fails.
+     */
+    private static final class CutHold implements AutoCloseable {
+        private final RatchetClient client;
+        private final ScheduledExecutorService renewing;
+        /** When the last renewal was asked for, by this process' clock (it landed later, so the hold lasts past it). */
+        private volatile long lastAskedNanos;
+        private volatile String broken;
+
+        CutHold(RatchetClient client) {
+            this.client = client;
+            lastAskedNanos = System.nanoTime();
+            RatchetClient.await(client.fenceAsync(CUT_FENCE));
+            renewing = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-backup-cut"));
+            long every = CUT_FENCE.toMillis() / 3;
+            renewing.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
+        }
+
+        private void renew() {
+            long asked = System.nanoTime();
+            try {
+                RatchetClient.await(client.fenceAsync(CUT_FENCE));
+                long landed = System.nanoTime() - lastAskedNanos;
+                if (landed > CUT_FENCE.toNanos() * 9 / 10 && broken == null) {
+                    broken = "the hold on commits was renewed only after " + landed / 1_000_000 + " ms";
+                }
+                lastAskedNanos = asked;
+            } catch (RuntimeException e) {
+                // The next renewal may still land in time; checkUnbroken judges by when the last one did.
+            }
+        }
+
+        void checkUnbroken() {
+            long since = System.nanoTime() - lastAskedNanos;
+            String why = broken != null ? broken : since > CUT_FENCE.toNanos() * 9 / 10
+                    ? "the hold on commits was last renewed " + since / 1_000_000 + " ms ago" : null;
+            if (why != null) {
+                throw new ClusterUnavailableException("the backup of several groups may not be one consistent cut (" + why
+                        + ", past its " + CUT_FENCE.toMillis() + " ms); nothing is wrong with the cluster: take it again", null);
+            }
+        }
+
+        @Override
+        public void close() {
+            renewing.shutdownNow();
+            try {
+                renewing.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            // Lapses by itself if this does not land.
+            client.fenceAsync(Duration.ZERO).exceptionally(e -> null).join();
+        }
+    }
+
+    /**
+     * How long one renewal of the cut's hold lasts in cluster time; renewed every third of it while the
+     * checkpoints are made, lifted after the last.
+     */
+    static final Duration CUT_FENCE = Duration.ofSeconds(Command.Fence.MAX_MILLIS / 1000);
 
     private static List<NodeStatus> status(ClientOptions options) {
         try (ClusterAdmin admin = ClusterAdmin.connect(options)) {

@@ -23,7 +23,7 @@ enum WriteOp {
             case SETTLE -> SETTLE;
             case SWEEP -> SWEEP;
             case OPEN_SESSION -> OPEN_SESSION;
-            case SET_QUOTA, AUTH_CHANGE -> OTHER;
+            case SET_QUOTA, AUTH_CHANGE, FENCE -> OTHER;
         };
     }
 

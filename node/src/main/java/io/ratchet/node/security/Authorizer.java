@@ -112,7 +112,7 @@ public final class Authorizer {
                 yield null;
             }
             case OPEN_SESSION -> null; // what makes the user's own writes exactly-once; it touches no key
-            case SWEEP, SET_QUOTA, AUTH_CHANGE -> cluster(t, user); // the cluster's, not a key's
+            case SWEEP, SET_QUOTA, AUTH_CHANGE, FENCE -> cluster(t, user); // the cluster's, not a key's
         };
     }
 
