@@ -319,6 +319,23 @@ public final class RatchetClient implements AutoCloseable {
         return known != null ? write(known, request) : lanes().thenCompose(ls -> write(ls, request));
     }
 
+    /**
+     * As {@link #submitAsync(Request)}, to group {@code group}'s leader whatever keys the request names (the
+     * front end refuses a key of another group): how the steps of a transaction across groups that name no
+     * key (a settle) reach the group they are for.
+     */
+    public CompletableFuture<List<Result>> submitAsync(int group, Request request) {
+        try {
+            request.validate();
+        } catch (InvalidCommandException e) {
+            return CompletableFuture.failedFuture(invalid(e));
+        }
+        return lanes().thenCompose(ls -> group < 0 || group >= ls.size()
+                ? CompletableFuture.failedFuture(invalid(new InvalidCommandException("the cluster has " + ls.size()
+                + " groups, numbered from 0; there is no group " + group)))
+                : write(ls.get(group), request));
+    }
+
     /** A validated request, to the lane of the group its keys are in. */
     private CompletableFuture<List<Result>> write(List<Lane> ls, Request request) {
         int group = Groups.of(request, ls.size());

@@ -22,6 +22,8 @@ public final class BankWorkload implements Workload {
     public static final String PREFIX = BankChecker.WORKLOAD + "/";
     private static final int ACCOUNTS = 5;
     private static final long OPENING_BALANCE = 100;
+    /** Two transfers in this many are abandoned half way (one after its prepare, one after its commit). */
+    private static final int ABANDON_ONE_IN = 400;
 
     private final Optional<Function<RatchetClient, Ledger>> ledgers;
 
@@ -75,8 +77,12 @@ public final class BankWorkload implements Workload {
                 String from = PREFIX + "a" + process.random().nextInt(ACCOUNTS);
                 String to = PREFIX + "a" + process.random().nextInt(ACCOUNTS);
                 long amount = 1 + process.random().nextInt(20);
+                // Now and then the transfer's coordinator goes away half way, as a crashed process would, and the
+                // cluster must finish it: its keys are held (for up to its lease) until then.
+                int abandon = process.random().nextInt(ABANDON_ONE_IN);
                 process.write("transfer", null, History.object().put("from", from).put("to", to).put("amount", amount),
-                        () -> ledger.transfer(from, to, amount), applied -> History.object().put("applied", applied));
+                        () -> abandon < 2 ? ledger.abandon(from, to, amount, abandon == 1) : ledger.transfer(from, to, amount),
+                        applied -> History.object().put("applied", applied));
             } else {
                 read(process, ledger);
             }

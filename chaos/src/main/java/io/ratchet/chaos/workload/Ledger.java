@@ -20,6 +20,17 @@ public interface Ledger {
      */
     boolean transfer(String from, String to, long amount);
 
+    /**
+     * A transfer whose coordinator goes away half way, as a process that crashes would: after its prepare
+     * or, with {@code afterCommit}, after its commit. The cluster finishes it (aborts, or applies it whole).
+     * A ledger with nothing to abandon transfers as usual.
+     *
+     * @throws UnknownOutcomeException when it was abandoned: whether it applies is the cluster's to decide
+     */
+    default boolean abandon(String from, String to, long amount, boolean afterCommit) {
+        return transfer(from, to, amount);
+    }
+
     /** Every balance, read at one point in time (one linearizable read of all accounts). */
     Map<String, Long> balances();
 }

@@ -2,13 +2,18 @@ package io.ratchet.chaos.workload;
 
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
+import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Groups;
+import io.ratchet.protocol.Request;
+import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Limits;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A ledger of accounts as compare-exchange items, where a transfer is one cluster transaction: both
@@ -54,6 +59,47 @@ public final class TransactionLedger implements Ledger {
                 new Command.Put(from, Long.toString(balance - amount), source.index(), null),
                 new Command.Put(to, Long.toString(Long.parseLong(target.value()) + amount), target.index(), null)));
         return moved.successful();
+    }
+
+    /**
+     * Prepares the transfer in both accounts' groups by hand, the primary first, commits it or not, and
+     * stops there: what the client's coordinator does, cut short. The accounts' reads and conditions are a
+     * transfer's. In one group there is nothing to cut short: it is a transfer.
+     */
+    @Override
+    public boolean abandon(String from, String to, long amount, boolean afterCommit) {
+        int groups = client.groups();
+        int primary = Groups.of(from, groups);
+        int other = Groups.of(to, groups);
+        if (primary == other || from.equals(to)) {
+            return transfer(from, to, amount);
+        }
+        Map<String, Item> accounts = new LinkedHashMap<>();
+        client.getAll(List.of(from, to)).forEach(item -> accounts.put(item.key(), item));
+        Item source = accounts.get(from);
+        Item target = accounts.get(to);
+        long balance = Long.parseLong(source.value());
+        if (balance < amount) {
+            return false;
+        }
+        String txn = "abandoned-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        List<Integer> both = List.of(Math.min(primary, other), Math.max(primary, other));
+        Result first = send(primary, new Command.Prepare(txn, primary, both, 5_000, true,
+                List.of(new Command.Put(from, Long.toString(balance - amount), source.index(), null))));
+        if (!(first instanceof Result.TxnState)) {
+            return false; // nothing held: a conflict, or a key held by another transaction
+        }
+        Result second = send(other, new Command.Prepare(txn, primary, both, 5_000, false,
+                List.of(new Command.Put(to, Long.toString(Long.parseLong(target.value()) + amount), target.index(), null))));
+        if (second instanceof Result.TxnState && afterCommit) {
+            send(primary, new Command.Settle(txn, Command.Settle.Step.COMMIT));
+        }
+        throw new UnknownOutcomeException("transaction " + txn + " abandoned after its " + (afterCommit ? "commit" : "prepare")
+                + ": the cluster finishes it", null);
+    }
+
+    private Result send(int group, Command command) {
+        return RatchetClient.await(client.submitAsync(group, Request.of(List.of(command)))).get(0);
     }
 
     @Override
