@@ -4,6 +4,7 @@ import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Groups;
 import io.ratchet.recipes.lock.FairLocks;
 import io.ratchet.recipes.lock.Lease;
 import io.ratchet.recipes.lock.Locks;
@@ -60,7 +61,12 @@ public enum Workload {
      * (up to {@link #FAIR_LOCK_WAIT}) and releases at once. One commit is one acquisition plus its release;
      * latency is the time in the queue plus the release. A wait that runs out counts as exhausted.
      */
-    FAIR_LOCK;
+    FAIR_LOCK,
+    /**
+     * A transaction of two create-only puts whose keys are in two different groups when the cluster has
+     * several (a transfer's shape): on one group one entry, on several a transaction across groups.
+     */
+    PAIR;
 
     /** The most conditional writes one update or increment tries before it counts as exhausted (as peerbench). */
     public static final int MAX_ATTEMPTS = 64;
@@ -90,7 +96,7 @@ public enum Workload {
         try {
             return valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, reserve-batch, update, hot, hot-update, read, lock, fair-lock");
+            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, reserve-batch, update, hot, hot-update, read, lock, fair-lock, pair");
         }
     }
 
@@ -135,6 +141,7 @@ public enum Workload {
             return switch (this) {
                 case RESERVE -> reserve(client, prefix + "r-" + n + "-", acknowledged);
                 case RESERVE_BATCH -> reserveBatch(client, prefix + "b-" + n + "-");
+                case PAIR -> pair(client, prefix + "p-" + n + "-");
                 case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
                 case HOT -> () -> increment(client, prefix + "hot", stopping);
                 case HOT_UPDATE -> combinedIncrement(retries.get(n % instances.size()), prefix + "hot");
@@ -169,6 +176,20 @@ public enum Workload {
                 }
             }
             return new Outcome(created, 1);
+        };
+    }
+
+    private static Operation pair(RatchetClient client, String keyPrefix) {
+        long[] sequence = {0};
+        int groups = client.groups();
+        return () -> {
+            String first = keyPrefix + sequence[0]++;
+            String second;
+            do {
+                second = keyPrefix + sequence[0]++;
+            } while (groups > 1 && Groups.of(second, groups) == Groups.of(first, groups));
+            return new Outcome(client.transaction(List.of(new Command.Put(first, "\"owner\"", 0, null),
+                    new Command.Put(second, "\"owner\"", 0, null))).successful(), 1);
         };
     }
 

@@ -25,7 +25,8 @@ import java.util.function.Function;
  *   <li>Prepare in the primary (the first operation's group), which opens the record; then in every other
  *       group at once. A prepare holds its keys, or writes nothing and answers conflicts or "held".</li>
  *   <li>Commit in the primary: the one entry that decides. A lease that ran out first has aborted it.</li>
- *   <li>Settle every other group (its writes apply at each group's prepare index), then forget the record.</li>
+ *   <li>Settle every other group (its writes apply at each group's prepare index). The primary's leader
+ *       forgets the record later, with others in one entry, once no group holds its intents.</li>
  * </ol>
  *
  * A conflict ends it with the conflicts of every group, nothing written. A key held by another transaction,
@@ -183,14 +184,9 @@ final class CrossGroupTransaction {
                     List<CompletableFuture<Result>> settled = groups.stream().filter(g -> g != primary)
                             .map(g -> sender.send(g, new Command.Settle(txn, Command.Settle.Step.COMMIT))).toList();
                     // The outcome is decided: a settle that fails here is the cluster's to finish (and reads wait for it).
-                    return CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).handle((x, e) -> {
-                        // Forgotten only once every group settled: a group still holding an intent of a forgotten
-                        // record would take it for an aborted attempt's.
-                        if (e == null) {
-                            sender.send(primary, new Command.Settle(txn, Command.Settle.Step.FORGET));
-                        }
-                        return (Object) success(indexes);
-                    });
+                    // The record is the primary's leader's to forget, in batches, once no group holds its intents.
+                    return CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new))
+                            .handle((x, e) -> (Object) success(indexes));
                 });
     }
 
@@ -208,20 +204,15 @@ final class CrossGroupTransaction {
     }
 
     /**
-     * Aborts {@code txn} in the primary, then releases every other group, then forgets the record; a step
-     * that fails is left to the cluster's recovery.
+     * Aborts {@code txn} in the primary, then releases every other group; a step that fails is left to the
+     * cluster's recovery, and so is forgetting the record.
      */
     private CompletableFuture<Void> abort(String txn) {
         return sender.send(primary, new Command.Settle(txn, Command.Settle.Step.ABORT)).handle((r, e) -> {
             List<CompletableFuture<Result>> released = groups.stream().filter(g -> g != primary)
                     .map(g -> sender.send(g, new Command.Settle(txn, Command.Settle.Step.ABORT))).toList();
             // Awaited, so that an attempt that follows does not find this one's intents in its way.
-            return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new)).handle((x, failed) -> {
-                if (failed == null) {
-                    sender.send(primary, new Command.Settle(txn, Command.Settle.Step.FORGET));
-                }
-                return (Void) null;
-            });
+            return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new)).handle((x, failed) -> (Void) null);
         }).thenCompose(f -> f);
     }
 

@@ -237,7 +237,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** A transaction across groups as one node's replica of group {@code group} sees it now. */
     Result.TxnState txnOn(String id, int group, String txn) {
-        Message reply = machineOn(id, group).query(Message.valueOf(ByteString.copyFrom(Codec.encodeQuery(new Query.TxnStatus(txn))))).join();
+        Message reply = machineOn(id, group).query(Message.valueOf(ByteString.copyFrom(Codec.encodeQuery(new Query.TxnStatus(java.util.List.of(txn)))))).join();
         return (Result.TxnState) Codec.decodeResults(reply.getContent().toByteArray()).get(0);
     }
 

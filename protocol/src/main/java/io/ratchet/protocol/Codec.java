@@ -530,7 +530,7 @@ public final class Codec {
             };
             case STATS, AUTH_STATUS, SHAPE -> o -> {
             };
-            case TXN_STATUS -> o -> writeString(o, ((Query.TxnStatus) query).txn());
+            case TXN_STATUS -> o -> writeStrings(o, ((Query.TxnStatus) query).txns());
             case WATCH -> o -> {
                 Query.Watch w = (Query.Watch) query;
                 writeString(o, w.key());
@@ -561,7 +561,7 @@ public final class Codec {
             case CONTENTION -> new Query.Contention(in.readInt());
             case AUTH_STATUS -> new Query.AuthStatus();
             case SHAPE -> new Query.Shape();
-            case TXN_STATUS -> new Query.TxnStatus(readString(in));
+            case TXN_STATUS -> new Query.TxnStatus(readStrings(in));
         };
     }
 

@@ -135,11 +135,23 @@ public sealed interface Query permits Query.Get, Query.GetAll, Query.ListItems, 
         }
     }
 
-    /** A transaction across groups as this group sees it ({@link Result.TxnState}): how recovery learns its outcome. */
-    record TxnStatus(String txn) implements Query {
+    /**
+     * Transactions across groups as this group sees them: one {@link Result.TxnState} each, in order. How a
+     * group's leader learns an outcome, or whether other groups still hold a transaction's intents.
+     */
+    record TxnStatus(List<String> txns) implements Query {
+        public static final int MAX_TXNS = 1024;
+
+        public TxnStatus {
+            txns = List.copyOf(txns);
+        }
+
         @Override
         public void validate() {
-            Command.checkTxn(txn);
+            if (txns.isEmpty() || txns.size() > MAX_TXNS) {
+                throw new InvalidCommandException("a status question names 1.." + MAX_TXNS + " transactions, not " + txns.size());
+            }
+            txns.forEach(Command::checkTxn);
         }
 
         @Override

@@ -85,7 +85,7 @@ class WireBytesTest {
         query("01 03 08 0000000a", new Query.Contention(10));
         query("01 03 09", new Query.AuthStatus());
         query("01 03 0a", new Query.Shape());
-        query("01 03 0b 00000002 7431", new Query.TxnStatus("t1"));
+        query("01 03 0b 00000001 00000002 7431", new Query.TxnStatus(List.of("t1")));
         assertEquals(EnumSet.allOf(Query.Kind.class), pinned);
     }
 

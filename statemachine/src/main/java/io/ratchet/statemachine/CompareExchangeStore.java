@@ -656,6 +656,13 @@ public final class CompareExchangeStore {
                 intents.heldBy(txn), index);
     }
 
+    /** Each of {@code txns} as this group sees it, in order ({@link Query.TxnStatus}). */
+    public List<Result> txnStates(List<String> txns) {
+        List<Result> states = new ArrayList<>(txns.size());
+        txns.forEach(txn -> states.add(txnState(txn, 0)));
+        return states;
+    }
+
     /**
      * Whether a read must wait before it is answered: a key it names (or, for a listing, a key under its
      * prefix) is held by a transaction across groups, whose outcome this group may not have applied yet.
@@ -818,10 +825,9 @@ public final class CompareExchangeStore {
             case GET_DOCUMENT -> new Result.DocumentFound(document(((Query.GetDocument) query).id()));
             case STATS -> new Result.Stats(appliedIndex, clusterTime, size(), used(), quota);
             case AUTH_STATUS -> new Result.AuthState(auth.withoutSecrets());
-            case TXN_STATUS -> txnState(((Query.TxnStatus) query).txn(), 0);
-            // served by the state machine: a watch waits, gets are answered one by one, contention is the node's;
-            // the front end answers the cluster's shape
-            case WATCH, GETS, CONTENTION, SHAPE -> throw new InvalidCommandException("unknown query " + query);
+            // served by the state machine: a watch waits, gets are answered one by one, contention is the node's,
+            // transactions' states one each (txnStates); the front end answers the cluster's shape
+            case WATCH, GETS, CONTENTION, SHAPE, TXN_STATUS -> throw new InvalidCommandException("unknown query " + query);
         };
     }
 

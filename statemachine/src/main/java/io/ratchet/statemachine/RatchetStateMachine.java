@@ -593,7 +593,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 case CONTENTION -> CompletableFuture.completedFuture(List.of(new Result.Contention(contention.since(),
                         contention.hottest(((Query.Contention) query).limit()).stream().map(k -> new Result.KeyContention(
                                 k.key(), k.attempts(), k.commits(), k.refused())).toList())));
-                case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, AUTH_STATUS, TXN_STATUS ->
+                case TXN_STATUS -> CompletableFuture.completedFuture(store.txnStates(((Query.TxnStatus) query).txns()));
+                case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, AUTH_STATUS ->
                         CompletableFuture.completedFuture(List.of(read(query)));
                 case SHAPE -> CompletableFuture.failedFuture(new StateMachineException(RaftGroupMemberId.valueOf(getId(),
                         getGroupId()), new InvalidCommandException("the cluster's shape is the front end's to answer")));

@@ -61,7 +61,7 @@ class CrossGroupTransactionTest {
                 "a decided record stays decided");
         assertEquals("2", store.get("a").value());
         apply(new Command.Settle("t1", Step.FORGET));
-        assertEquals(new Result.TxnState("t1", Record.NONE, 0, 0), store.answer(new Query.TxnStatus("t1"), 0));
+        assertEquals(new Result.TxnState("t1", Record.NONE, 0, 0), store.txnStates(List.of("t1")).get(0));
     }
 
     @Test
@@ -70,7 +70,7 @@ class CrossGroupTransactionTest {
         Result.Txn refused = (Result.Txn) apply(prepare("t1", true, new Command.Put("a", "2", a + 1, null)));
         assertEquals(List.of(new Result.Conflict("a", a + 1, a)), refused.conflicts());
         assertFalse(store.holdsIntents());
-        assertEquals(Record.NONE, ((Result.TxnState) store.answer(new Query.TxnStatus("t1"), 0)).record());
+        assertEquals(Record.NONE, ((Result.TxnState) store.txnStates(List.of("t1")).get(0)).record());
 
         apply(prepare("t2", false, new Command.Delete("a", a)));
         assertTrue(store.holdsIntents());
@@ -151,12 +151,12 @@ class CrossGroupTransactionTest {
         Result.TxnState prepared = (Result.TxnState) apply(prepare("t1", true, new Command.Put("a", "2", a, null)));
         store = new CompareExchangeStore(kv);
         assertEquals(new Result.Locked("a", "t1"), apply(new Command.Put("a", "3", a, null)));
-        assertEquals(new Result.TxnState("t1", Record.PENDING, 1, 0), store.answer(new Query.TxnStatus("t1"), 0));
+        assertEquals(new Result.TxnState("t1", Record.PENDING, 1, 0), store.txnStates(List.of("t1")).get(0));
         apply(new Command.Settle("t1", Step.COMMIT));
         store = new CompareExchangeStore(kv);
         assertEquals(prepared.index(), store.get("a").index());
         assertFalse(store.holdsIntents());
-        assertEquals(Record.COMMITTED, ((Result.TxnState) store.answer(new Query.TxnStatus("t1"), 0)).record());
+        assertEquals(Record.COMMITTED, ((Result.TxnState) store.txnStates(List.of("t1")).get(0)).record());
     }
 
     @Test
@@ -176,7 +176,7 @@ class CrossGroupTransactionTest {
         apply(prepare("t2", true, new Command.Put("b", "1", 0, null)));
         assertEquals(new Result.Fenced(time + 60_000), apply(new Command.Fence(60_000)));
         assertEquals(new Result.Fenced(time + 60_000), apply(new Command.Settle("t1", Step.COMMIT)));
-        assertEquals(Record.PENDING, ((Result.TxnState) store.answer(new Query.TxnStatus("t1"), 0)).record());
+        assertEquals(Record.PENDING, ((Result.TxnState) store.txnStates(List.of("t1")).get(0)).record());
         assertNull(store.get("a"), "held: nothing committed");
         assertEquals(Record.ABORTED, ((Result.TxnState) apply(new Command.Settle("t2", Step.ABORT))).record(), "aborts go ahead");
         assertEquals(new Result.Fenced(time + 60_000), apply(new Command.Settle("t2", Step.FORGET)));
