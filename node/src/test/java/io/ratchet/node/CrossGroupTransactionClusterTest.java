@@ -173,11 +173,6 @@ class CrossGroupTransactionClusterTest {
     }
 
     private static String keyInGroup(String prefix, int group) {
-        for (int i = 0; ; i++) {
-            String key = prefix + i;
-            if (Groups.of(key, GROUPS) == group) {
-                return key;
-            }
-        }
+        return LocalCluster.keyInGroup(prefix, group, GROUPS);
     }
 }

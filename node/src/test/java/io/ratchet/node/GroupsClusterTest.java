@@ -367,11 +367,6 @@ class GroupsClusterTest {
 
     /** A key under {@code prefix} that the cluster keeps in group {@code group}. */
     private static String keyInGroup(String prefix, int group) {
-        for (int i = 0; ; i++) {
-            String key = prefix + i;
-            if (Groups.of(key, GROUPS) == group) {
-                return key;
-            }
-        }
+        return LocalCluster.keyInGroup(prefix, group, GROUPS);
     }
 }

@@ -230,6 +230,16 @@ public final class LocalCluster implements AutoCloseable {
         return itemsOn(id, 0);
     }
 
+    /** The first key {@code prefix + i} (i = 0, 1, ...) in group {@code group} of {@code groups}. */
+    static String keyInGroup(String prefix, int group, int groups) {
+        for (int i = 0; ; i++) {
+            String key = prefix + i;
+            if (io.ratchet.protocol.Groups.of(key, groups) == group) {
+                return key;
+            }
+        }
+    }
+
     /** One node's state machine of group {@code group}. */
     RatchetStateMachine machineOn(String id, int group) {
         return (RatchetStateMachine) division(id, group).getStateMachine();
