@@ -460,7 +460,10 @@ final class FrontEnd implements AutoCloseable {
 
     /** A client's gets, each queued with every other client's, answered together in the client's order. */
     private CompletableFuture<byte[]> together(Group group, Query.Gets batch) {
-        List<CompletableFuture<List<Result>>> each = batch.gets().stream().map(group.gets::submit).toList();
+        // A get of a key a transaction across groups holds waits until it is settled: alone, so that it does
+        // not hold back the batch it would share, and every batch queued behind that one.
+        List<CompletableFuture<List<Result>>> each = batch.gets().stream().map(get -> group.machine.holds(get.key())
+                ? read(group, Codec.encodeQuery(get)).thenApply(Codec::decodeResults) : group.gets.submit(get)).toList();
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(done -> {
             List<Result> results = new ArrayList<>(each.size());
             each.forEach(f -> results.addAll(f.join()));

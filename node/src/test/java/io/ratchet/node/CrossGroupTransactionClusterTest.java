@@ -151,14 +151,24 @@ class CrossGroupTransactionClusterTest {
             assertEquals(GROUPS, client.groups());
             String primaryKey = keyInGroup("stuck/", 0);
             String other = keyInGroup("stuck/", 3);
+            String unrelated = keyInGroup("free/", 3);
+            assertTrue(client.put(unrelated, 1, 0).successful());
             prepare(client, "t-pending", primaryKey, List.of(0, 3));
             prepare(client, "t-pending", other, List.of(0, 3));
             long started = System.nanoTime();
+            // A get of the held key waits; another client's get of a free key of the same group does not wait
+            // behind it (the front end sends a held key's get on its own, not in the batch everyone shares).
+            CompletableFuture<Boolean> heldRead = client.getAsync(other).thenApply(java.util.Optional::isPresent);
+            try (RatchetClient second = cluster.client()) {
+                assertEquals("1", second.get(unrelated).orElseThrow().value());
+            }
+            assertFalse(heldRead.isDone(), "the held key's read still waits for the transaction to be settled");
             // A create-only put of a held key waits (refused as held, sent again) until the abort frees it.
             CompletableFuture<Boolean> writer = client.putAsync(other, "writer", 0).thenApply(r -> r.successful());
             assertTrue(writer.get(), "the writer's create-only put applied once the aborted intent was dropped");
             long waitedMillis = (System.nanoTime() - started) / 1_000_000;
             assertTrue(waitedMillis >= 3_000, "held until the 5 s lease ran out, not dropped early: " + waitedMillis + " ms");
+            heldRead.get(); // answered once the key was settled (its value then depends on the writer's race)
             assertTrue(client.get(primaryKey).isEmpty(), "the aborted transaction wrote nothing in its primary");
             assertEquals("\"writer\"", client.get(other).orElseThrow().value());
         }

@@ -94,6 +94,9 @@ public final class RatchetStateMachine extends BaseStateMachine {
 
     private record HeldRead(Query query, Message request, CompletableFuture<Message> answer) {
     }
+
+    /** Whether any key was held after the last entry applied: what makes {@link #holds} cheap otherwise. */
+    private volatile boolean intentsHeld;
     private final ExecutorService installer = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-install"));
     /** Mends the server's configuration after a log truncation (see {@link #truncate}). */
     private final ExecutorService configurationMender =
@@ -268,6 +271,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             flushFor = -1;
             // The whole state may have changed (a checkpoint swapped in): every waiting watch is looked at.
             wakeups = withReleasedReads(watches.firedByAnyChange(store));
+            intentsHeld = store.holdsIntents();
         } finally {
             lock.writeLock().unlock();
         }
@@ -547,6 +551,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             // Only the watches this entry can have answered (the keys it changed), never all of them.
             wakeups = entry == null ? List.of() : watches.fired(store);
             wakeups = withReleasedReads(wakeups);
+            intentsHeld = store.holdsIntents();
         } finally {
             lock.writeLock().unlock();
         }
@@ -647,6 +652,22 @@ public final class RatchetStateMachine extends BaseStateMachine {
         lock.readLock().lock();
         try {
             return store.transactionWork(time, settleAfterMillis, forgetAfterMillis);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Whether a transaction across groups holds {@code key} in this node's state now: a read of it would
+     * wait (see {@link CompareExchangeStore#held}). A hint for batching reads; the read itself decides.
+     */
+    public boolean holds(String key) {
+        if (!intentsHeld) {
+            return false;
+        }
+        lock.readLock().lock();
+        try {
+            return store.held(new Query.Get(key));
         } finally {
             lock.readLock().unlock();
         }
