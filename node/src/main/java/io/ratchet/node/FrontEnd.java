@@ -369,6 +369,10 @@ final class FrontEnd implements AutoCloseable {
             for (Command command : request.commands()) {
                 if (command instanceof Command.Prepare p) {
                     checkPrepare(group, p);
+                } else if (groups.size() == 1 && (command.kind() == Command.Kind.SETTLE || command.kind() == Command.Kind.FENCE)) {
+                    // Nor would a node of the release before groups read them, in a rolling upgrade.
+                    throw new InvalidCommandException("a cluster of one group has no transactions across groups to "
+                            + (command.kind() == Command.Kind.FENCE ? "hold" : "settle"));
                 }
             }
         }

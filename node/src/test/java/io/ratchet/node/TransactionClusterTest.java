@@ -14,6 +14,7 @@ import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Limits;
+import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,20 @@ import org.junit.jupiter.api.Test;
  * One cluster serves the whole class (each test writes its own keys), and is always stopped.
  */
 class TransactionClusterTest extends SharedClusterTest {
+
+    @Test
+    void theStepsOfATransactionAcrossGroupsAreRefusedByAClusterOfOneGroupAndWriteNothing() {
+        RatchetClient client = cluster.client();
+        for (Command step : List.<Command>of(
+                new Command.Prepare("t1", 0, List.of(0, 1), 5_000, true, List.of(new Command.Put("lonely", "1", 0, null))),
+                new Command.Settle("t1", Command.Settle.Step.COMMIT), new Command.Fence(10_000))) {
+            InvalidRequestException refused = assertThrows(InvalidRequestException.class,
+                    () -> RatchetClient.await(client.submitAsync(Request.of(List.of(step)))), step.toString());
+            assertTrue(refused.getMessage().contains("one group"), refused.getMessage());
+        }
+        assertTrue(client.get("lonely").isEmpty());
+        assertTrue(client.put("lonely", 1, 0).successful(), "no key was held");
+    }
 
     @Test
     void allOrNothingOneStaleOpAmongTenChangesNothingAndNamesTheConflict() {
