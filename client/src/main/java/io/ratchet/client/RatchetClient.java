@@ -295,10 +295,10 @@ public final class RatchetClient implements AutoCloseable {
                         + " transaction across groups is not supported yet: give its keys one hash tag, as in user:{42} and"
                         + " email:{42}, so that they share a group")));
             }
-            return new CrossGroupTransaction((g, command) -> write(known.get(g), Request.of(List.of(command)))
+            return new CrossGroupTransaction((g, command) -> send(known.get(g), Request.of(List.of(command)))
                     .thenApply(results -> results.get(0)), this::after, known.size(), ops).run();
         }
-        return submitAsync(request).thenApply(results -> {
+        return write(known, request).thenApply(results -> {
             Result.Txn txn = (Result.Txn) accepted(results.get(0));
             return new TransactionResult(txn.successful(), txn.index(), txn.conflicts());
         });
@@ -307,7 +307,8 @@ public final class RatchetClient implements AutoCloseable {
     /**
      * Sends one raw request: its commands apply in order in one log entry, and the results come back
      * in the same order. The building block of the typed methods; a {@link Result.Rejected} in the
-     * results means that command was invalid and wrote nothing.
+     * results means that command was invalid and wrote nothing. A request that names a key held by a transaction
+     * across groups is sent again until it is settled (or the operation's deadline passes).
      */
     public CompletableFuture<List<Result>> submitAsync(Request request) {
         try {
@@ -322,7 +323,8 @@ public final class RatchetClient implements AutoCloseable {
     /**
      * As {@link #submitAsync(Request)}, to group {@code group}'s leader whatever keys the request names (the
      * front end refuses a key of another group): how the steps of a transaction across groups that name no
-     * key (a settle) reach the group they are for.
+     * key (a settle) reach the group they are for. Raw: a {@link Result.Locked} answer (a key held by another
+     * transaction; nothing applied) is returned as it is, not waited out as {@link #submitAsync(Request)} does.
      */
     public CompletableFuture<List<Result>> submitAsync(int group, Request request) {
         try {
@@ -333,7 +335,7 @@ public final class RatchetClient implements AutoCloseable {
         return lanes().thenCompose(ls -> group < 0 || group >= ls.size()
                 ? CompletableFuture.failedFuture(invalid(new InvalidCommandException("the cluster has " + ls.size()
                 + " groups, numbered from 0; there is no group " + group)))
-                : write(ls.get(group), request));
+                : send(ls.get(group), request));
     }
 
     /** A validated request, to the lane of the group its keys are in. */
@@ -394,8 +396,11 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return onLaneOf(key, lane -> lane.gets.submit(get))
-                .thenApply(results -> Optional.ofNullable(((Result.Found) accepted(results.get(0))).item()));
+        // A key a transaction across groups holds comes back locked from the batch (which waits for nobody):
+        // asked again alone, the read waits where the key is until it is settled.
+        return onLaneOf(key, lane -> lane.gets.submit(get).thenCompose(results -> results.get(0) instanceof Result.Locked
+                        ? read(lane, get) : CompletableFuture.completedFuture(results.get(0))))
+                .thenApply(result -> Optional.ofNullable(((Result.Found) accepted(result)).item()));
     }
 
     /**
@@ -688,7 +693,7 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(invalid(e));
         }
         return lanes().thenCompose(ls -> ls.size() == 1 ? CompletableFuture.completedFuture(null)
-                : CompletableFuture.allOf(ls.stream().map(lane -> write(lane, Request.of(List.of(fence)))
+                : CompletableFuture.allOf(ls.stream().map(lane -> send(lane, Request.of(List.of(fence)))
                         .thenApply(results -> accepted(results.get(0)))).toArray(CompletableFuture[]::new)));
     }
 
@@ -799,38 +804,39 @@ public final class RatchetClient implements AutoCloseable {
     /**
      * Sends a validated request: its commands enter one log entry and apply in order at its index.
      * Requests that queue up while another is in flight share a message, and the leader's front end
-     * joins messages from many clients into one log entry.
+     * joins messages from many clients into one log entry. The answer is as the cluster gave it.
      */
-    private CompletableFuture<List<Result>> write(Lane lane, Request validated) {
-        return write(lane, validated, 1, System.nanoTime() + options.operationTimeout().toNanos());
+    private CompletableFuture<List<Result>> send(Lane lane, Request validated) {
+        return lane.writes.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                Failures.unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : Failures.unwrap(e)));
     }
 
     /**
-     * A request refused whole as {@link Result.Locked} (a key held by a transaction across groups) applied
-     * nothing: it is sent again after a jittered pause, until the operation's deadline, by when the
-     * transaction's coordinator or, after its lease, the cluster has settled it. A prepare is answered, not
-     * resent: its coordinator decides.
+     * As {@link #send}, for a write that waits out a held key: a request refused whole as {@link Result.Locked}
+     * (a key held by a transaction across groups) applied nothing, so it is sent again after a jittered
+     * pause until the operation's deadline, by when the transaction's coordinator or, after its lease, the
+     * cluster has settled it.
      */
-    private CompletableFuture<List<Result>> write(Lane lane, Request validated, int attempt, long deadline) {
-        return lane.writes.submit(validated).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                Failures.unwrap(e) instanceof InvalidCommandException invalid ? invalid(invalid) : Failures.unwrap(e)))
-                .thenCompose(results -> {
-                    Result.Locked locked = results.isEmpty() || !(results.get(0) instanceof Result.Locked l)
-                            || validated.commands().get(0).kind() == Command.Kind.PREPARE ? null : l;
-                    if (locked == null) {
-                        return CompletableFuture.completedFuture(results);
-                    }
-                    Duration pause = LOCKED_BACKOFF.delay(attempt, ThreadLocalRandom.current());
-                    if (System.nanoTime() + pause.toNanos() > deadline) {
-                        return CompletableFuture.failedFuture(new ClusterUnavailableException("key '" + locked.key()
-                                + "' is still held by transaction " + locked.txn() + " across groups after "
-                                + options.operationTimeout().toMillis() + " ms; nothing of the request applied", null));
-                    }
-                    return after(pause).thenCompose(x -> write(lane, validated, attempt + 1, deadline));
-                });
+    private CompletableFuture<List<Result>> write(Lane lane, Request validated) {
+        return send(lane, validated).thenCompose(results -> results.get(0) instanceof Result.Locked locked
+                ? resendWhileHeld(lane, validated, locked, 1, System.nanoTime() + options.operationTimeout().toNanos())
+                : CompletableFuture.completedFuture(results));
     }
 
-    /** The pauses between sends of a request refused because a key is held (see {@link #write(Lane, Request, int, long)}). */
+    private CompletableFuture<List<Result>> resendWhileHeld(Lane lane, Request validated, Result.Locked locked, int attempt,
+                                                            long deadline) {
+        Duration pause = LOCKED_BACKOFF.delay(attempt, ThreadLocalRandom.current());
+        if (System.nanoTime() + pause.toNanos() > deadline) {
+            return CompletableFuture.failedFuture(new ClusterUnavailableException("key '" + locked.key()
+                    + "' is still held by transaction " + locked.txn() + " across groups after "
+                    + options.operationTimeout().toMillis() + " ms; nothing of the request applied", null));
+        }
+        return after(pause).thenCompose(x -> send(lane, validated)).thenCompose(results ->
+                results.get(0) instanceof Result.Locked again ? resendWhileHeld(lane, validated, again, attempt + 1, deadline)
+                        : CompletableFuture.completedFuture(results));
+    }
+
+    /** The pauses between sends of a request refused because a key is held (see {@link #write(Lane, Request)}). */
     private static final Backoff LOCKED_BACKOFF = new Backoff(Duration.ofMillis(5), Duration.ofMillis(200));
 
     /** One read in {@code lane}'s group: linearizable, to its leader first, any node's front end can serve it. */
@@ -902,7 +908,7 @@ public final class RatchetClient implements AutoCloseable {
                 Result.DiskFull d = (Result.DiskFull) result;
                 throw new DiskFullException(d.node(), d.freeBytes(), d.floorBytes());
             }
-            // Only a prepare's answer can be left so (see write): its coordinator reads it with acceptedOrLocked.
+            // Left so only by a raw send (write sends again): a prepare's coordinator reads it with acceptedOrLocked.
             case LOCKED -> throw new ClusterUnavailableException("key '" + ((Result.Locked) result).key()
                     + "' is held by transaction " + ((Result.Locked) result).txn() + " across groups", null);
             case WRITE, FOUND, ITEMS, STATS, TXN, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED,

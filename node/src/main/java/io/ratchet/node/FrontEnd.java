@@ -367,24 +367,26 @@ final class FrontEnd implements AutoCloseable {
     private void checkGroup(Group group, Batch batch) {
         for (Request request : batch.requests()) {
             for (Command command : request.commands()) {
-                if (command instanceof Command.Prepare p) {
-                    checkPrepare(group, p);
-                } else if (groups.size() == 1 && (command.kind() == Command.Kind.SETTLE || command.kind() == Command.Kind.FENCE)) {
-                    // Nor would a node of the release before groups read them, in a rolling upgrade.
-                    throw new InvalidCommandException("a cluster of one group has no transactions across groups to "
-                            + (command.kind() == Command.Kind.FENCE ? "hold" : "settle"));
+                switch (command.kind()) {
+                    case PREPARE -> checkPrepare(group, (Command.Prepare) command);
+                    // On one group nothing needs them, and a node of the release before groups would not read them.
+                    case SETTLE, FENCE -> {
+                        if (groups.size() == 1) {
+                            throw new InvalidCommandException("a cluster of one group has no transactions across groups to "
+                                    + (command.kind() == Command.Kind.FENCE ? "hold" : "settle"));
+                        }
+                    }
+                    case AUTH_CHANGE -> {
+                        if (group.index != 0) {
+                            throw new InvalidCommandException("permissions are the cluster's, kept in group 0, not group " + group.index);
+                        }
+                    }
+                    case PUT, DELETE, TRANSACTION, SWEEP, OPEN_SESSION, SET_QUOTA -> {
+                    }
                 }
-            }
-        }
-        if (groups.size() == 1) {
-            return; // every key is group 0's
-        }
-        for (Request request : batch.requests()) {
-            for (Command command : request.commands()) {
-                if (group.index != 0 && command.kind() == Command.Kind.AUTH_CHANGE) {
-                    throw new InvalidCommandException("permissions are the cluster's, kept in group 0, not group " + group.index);
+                if (groups.size() > 1) { // on one, every key is group 0's
+                    checkKeys(group, Groups.keys(command));
                 }
-                checkKeys(group, Groups.keys(command));
             }
         }
     }
@@ -464,10 +466,7 @@ final class FrontEnd implements AutoCloseable {
 
     /** A client's gets, each queued with every other client's, answered together in the client's order. */
     private CompletableFuture<byte[]> together(Group group, Query.Gets batch) {
-        // A get of a key a transaction across groups holds waits until it is settled: alone, so that it does
-        // not hold back the batch it would share, and every batch queued behind that one.
-        List<CompletableFuture<List<Result>>> each = batch.gets().stream().map(get -> group.machine.holds(get.key())
-                ? read(group, Codec.encodeQuery(get)).thenApply(Codec::decodeResults) : group.gets.submit(get)).toList();
+        List<CompletableFuture<List<Result>>> each = batch.gets().stream().map(group.gets::submit).toList();
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(done -> {
             List<Result> results = new ArrayList<>(each.size());
             each.forEach(f -> results.addAll(f.join()));

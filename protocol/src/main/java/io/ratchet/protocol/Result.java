@@ -283,6 +283,7 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
      * A request refused whole because {@code key} is held by transaction {@code txn} across groups, between
      * its prepare and its settling here: nothing of the request applied. Sent again once the transaction is
      * settled (the coordinator's next step, or the cluster's recovery after its lease), it applies as usual.
+     * Also a batched get's answer for a held key: a batch waits for nobody; asked alone, the get waits.
      */
     record Locked(String key, String txn) implements Result {
         @Override

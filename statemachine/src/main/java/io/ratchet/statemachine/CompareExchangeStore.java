@@ -4,6 +4,9 @@ import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Groups;
+import java.util.HashSet;
+import java.util.Set;
 import io.ratchet.protocol.Command.Settle.Step;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Entry;
@@ -566,9 +569,9 @@ public final class CompareExchangeStore {
      */
     private Result prepare(Command.Prepare p, long logIndex, long clusterTime) {
         Intents.TxnRecord record = intents.record(p.txn());
-        int heldAlready = intents.heldBy(p.txn());
-        if (heldAlready > 0 || (record != null && record.state() != Result.TxnState.Record.PENDING)) {
-            return txnState(p.txn(), intents.preparedAt(p.txn()));
+        Map<String, Intents.Intent> heldAlready = intents.of(p.txn());
+        if (!heldAlready.isEmpty() || (record != null && record.state() != Result.TxnState.Record.PENDING)) {
+            return txnState(p.txn(), heldAlready.isEmpty() ? 0 : heldAlready.values().iterator().next().index());
         }
         for (Command.Op op : p.ops()) {
             Intents.Intent other = intents.on(Keys.normalize(op.key()));
@@ -653,7 +656,7 @@ public final class CompareExchangeStore {
     private Result.TxnState txnState(String txn, long index) {
         Intents.TxnRecord record = intents.record(txn);
         return new Result.TxnState(txn, record == null ? Result.TxnState.Record.NONE : record.state(),
-                intents.heldBy(txn), index);
+                intents.of(txn).size(), index);
     }
 
     /** Each of {@code txns} as this group sees it, in order ({@link Query.TxnStatus}). */
@@ -668,13 +671,13 @@ public final class CompareExchangeStore {
      * prefix) is held by a transaction across groups, whose outcome this group may not have applied yet.
      */
     public boolean held(Query query) {
-        if (intents.isEmpty()) {
-            return false;
+        if (intents.isEmpty() || query instanceof Query.Gets) {
+            return false; // batched gets are answered one by one: lockOn
         }
         if (query instanceof Query.ListItems list) {
             return intents.anyUnder(Keys.normalize(list.prefix()));
         }
-        for (String key : io.ratchet.protocol.Groups.keys(query)) {
+        for (String key : Groups.keys(query)) {
             if (intents.on(Keys.normalize(key)) != null) {
                 return true;
             }
@@ -688,17 +691,18 @@ public final class CompareExchangeStore {
      */
     public List<String> heldKeys(String txn) {
         List<String> keys = new ArrayList<>();
-        intents.intents().values().forEach(i -> {
-            if (i.txn().equals(txn) && i.op().opKind() != Command.Op.Kind.CHECK) {
+        intents.of(txn).values().forEach(i -> {
+            if (i.op().opKind() != Command.Op.Kind.CHECK) {
                 keys.add(i.op() instanceof Command.DocumentOp d ? d.id() : i.op().key());
             }
         });
         return keys;
     }
 
-    /** Whether any key is held now (a cheap test before looking at waiting reads). */
-    public boolean holdsIntents() {
-        return !intents.isEmpty();
+    /** A batched get's answer when a transaction across groups holds its key; null when none does. */
+    public Result.Locked lockOn(String key) {
+        Intents.Intent held = intents.on(Keys.normalize(key));
+        return held == null ? null : new Result.Locked(key, held.txn());
     }
 
     /**
@@ -717,8 +721,8 @@ public final class CompareExchangeStore {
                 work.add(new TxnWork(r.txn(), TxnWork.Kind.FORGET, -1, r.groups()));
             }
         }
-        java.util.Set<String> asked = new java.util.HashSet<>();
-        for (Intents.Intent intent : intents.intents().values()) {
+        Set<String> asked = new HashSet<>();
+        for (Intents.Intent intent : intents.intents()) {
             if (intents.record(intent.txn()) == null && time >= intent.time() + settleAfterMillis && asked.add(intent.txn())) {
                 work.add(new TxnWork(intent.txn(), TxnWork.Kind.ASK_PRIMARY, intent.primary(), List.of()));
             }

@@ -7,10 +7,13 @@ import io.ratchet.protocol.WireKind;
 import io.ratchet.statemachine.kv.Cursor;
 import io.ratchet.statemachine.kv.Overlay;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One group's part of the transactions across groups (see {@link Command.Prepare}): the intents held on
@@ -127,37 +130,25 @@ final class Intents {
         }));
     }
 
-    /** Removes and returns {@code txn}'s intents here, by normalized key, in key order. */
-    Map<String, Intent> release(String txn) {
-        Map<String, Intent> released = new java.util.TreeMap<>(Items::compareIds);
+    /** {@code txn}'s intents here, by normalized key, in key order (all from one prepare: one index). */
+    Map<String, Intent> of(String txn) {
+        Map<String, Intent> held = new TreeMap<>(Items::compareIds);
         byKey.forEach((id, intent) -> {
             if (intent.txn().equals(txn)) {
-                released.put(id, intent);
+                held.put(id, intent);
             }
         });
+        return held;
+    }
+
+    /** Removes and returns {@code txn}'s intents here, as {@link #of}. */
+    Map<String, Intent> release(String txn) {
+        Map<String, Intent> released = of(txn);
         released.keySet().forEach(id -> {
             byKey.remove(id);
             state.delete(StateKeys.named(INTENT, id));
         });
         return released;
-    }
-
-    /** How many intents {@code txn} holds here, and the index of its prepare (0 when none). */
-    int heldBy(String txn) {
-        int n = 0;
-        for (Intent intent : byKey.values()) {
-            n += intent.txn().equals(txn) ? 1 : 0;
-        }
-        return n;
-    }
-
-    long preparedAt(String txn) {
-        for (Intent intent : byKey.values()) {
-            if (intent.txn().equals(txn)) {
-                return intent.index();
-            }
-        }
-        return 0;
     }
 
     TxnRecord record(String txn) {
@@ -182,9 +173,9 @@ final class Intents {
         state.delete(StateKeys.named(RECORD, txn));
     }
 
-    /** Every intent, by normalized key (a copy). */
-    Map<String, Intent> intents() {
-        return new HashMap<>(byKey);
+    /** Every intent (a view). */
+    Collection<Intent> intents() {
+        return Collections.unmodifiableCollection(byKey.values());
     }
 
     /** Every record (a copy). */

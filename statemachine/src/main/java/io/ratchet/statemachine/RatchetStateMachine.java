@@ -95,8 +95,6 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private record HeldRead(Query query, Message request, CompletableFuture<Message> answer) {
     }
 
-    /** Whether any key was held after the last entry applied: what makes {@link #holds} cheap otherwise. */
-    private volatile boolean intentsHeld;
     private final ExecutorService installer = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-install"));
     /** Mends the server's configuration after a log truncation (see {@link #truncate}). */
     private final ExecutorService configurationMender =
@@ -271,7 +269,6 @@ public final class RatchetStateMachine extends BaseStateMachine {
             flushFor = -1;
             // The whole state may have changed (a checkpoint swapped in): every waiting watch is looked at.
             wakeups = withReleasedReads(watches.firedByAnyChange(store));
-            intentsHeld = store.holdsIntents();
         } finally {
             lock.writeLock().unlock();
         }
@@ -551,7 +548,6 @@ public final class RatchetStateMachine extends BaseStateMachine {
             // Only the watches this entry can have answered (the keys it changed), never all of them.
             wakeups = entry == null ? List.of() : watches.fired(store);
             wakeups = withReleasedReads(wakeups);
-            intentsHeld = store.holdsIntents();
         } finally {
             lock.writeLock().unlock();
         }
@@ -592,8 +588,12 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 return held.answer();
             }
             results = switch (query.kind()) {
-                // One answer per get, all from the same applied state: as if each were served alone then.
-                case GETS -> CompletableFuture.completedFuture(((Query.Gets) query).gets().stream().map(this::read).toList());
+                // One answer per get, all from the same applied state: as if each were served alone then. A get of
+                // a held key is answered locked at once, not waited for: the batch is many callers' (see Result.Locked).
+                case GETS -> CompletableFuture.completedFuture(((Query.Gets) query).gets().stream().map(get -> {
+                    Result.Locked locked = store.lockOn(get.key());
+                    return locked != null ? locked : read(get);
+                }).toList());
                 case WATCH -> watch((Query.Watch) query).thenApply(List::of);
                 case CONTENTION -> CompletableFuture.completedFuture(List.of(new Result.Contention(contention.since(),
                         contention.hottest(((Query.Contention) query).limit()).stream().map(k -> new Result.KeyContention(
@@ -652,22 +652,6 @@ public final class RatchetStateMachine extends BaseStateMachine {
         lock.readLock().lock();
         try {
             return store.transactionWork(time, settleAfterMillis, forgetAfterMillis);
-        } finally {
-            lock.readLock().unlock();
-        }
-    }
-
-    /**
-     * Whether a transaction across groups holds {@code key} in this node's state now: a read of it would
-     * wait (see {@link CompareExchangeStore#held}). A hint for batching reads; the read itself decides.
-     */
-    public boolean holds(String key) {
-        if (!intentsHeld) {
-            return false;
-        }
-        lock.readLock().lock();
-        try {
-            return store.held(new Query.Get(key));
         } finally {
             lock.readLock().unlock();
         }

@@ -69,11 +69,11 @@ class CrossGroupTransactionTest {
         long a = put("a", "1");
         Result.Txn refused = (Result.Txn) apply(prepare("t1", true, new Command.Put("a", "2", a + 1, null)));
         assertEquals(List.of(new Result.Conflict("a", a + 1, a)), refused.conflicts());
-        assertFalse(store.holdsIntents());
+        assertNull(store.lockOn("a"));
         assertEquals(Record.NONE, ((Result.TxnState) store.txnStates(List.of("t1")).get(0)).record());
 
         apply(prepare("t2", false, new Command.Delete("a", a)));
-        assertTrue(store.holdsIntents());
+        assertEquals(new Result.Locked("a", "t2"), store.lockOn("a"));
         Result.TxnState aborted = (Result.TxnState) apply(new Command.Settle("t2", Step.ABORT));
         assertEquals(new Result.TxnState("t2", Record.NONE, 0, 0), aborted);
         assertEquals("1", store.get("a").value());
@@ -107,6 +107,9 @@ class CrossGroupTransactionTest {
         assertTrue(store.held(new Query.ListItems("users/", 0, 10)));
         assertTrue(store.held(new Query.GetDocument("doc")));
         assertTrue(store.held(new Query.Watch("users/2", 0, 1_000)));
+        assertFalse(store.held(new Query.Gets(List.of(new Query.Get("users/2")))), "a batch waits for nobody");
+        assertEquals(new Result.Locked("USERS/2", "t1"), store.lockOn("USERS/2"), "its held get is answered locked");
+        assertNull(store.lockOn("users/1"));
         assertFalse(store.held(new Query.Get("users/1")));
         assertFalse(store.held(new Query.ListItems("orders/", 0, 10)));
         assertFalse(store.held(new Query.Stats()));
@@ -132,7 +135,7 @@ class CrossGroupTransactionTest {
         assertNull(store.get("a"));
         assertEquals(Record.ABORTED, ((Result.TxnState) apply(prepare("t1", true, new Command.Put("a", "1", 0, null)))).record(),
                 "a late prepare of a decided transaction holds nothing");
-        assertFalse(store.holdsIntents());
+        assertNull(store.lockOn("a"));
         assertEquals(List.of(new TxnWork("t1", TxnWork.Kind.FORGET, -1, List.of(0, 1))),
                 store.transactionWork(time + 5_000, 1_000, 5_000));
     }
@@ -155,7 +158,7 @@ class CrossGroupTransactionTest {
         apply(new Command.Settle("t1", Step.COMMIT));
         store = new CompareExchangeStore(kv);
         assertEquals(prepared.index(), store.get("a").index());
-        assertFalse(store.holdsIntents());
+        assertNull(store.lockOn("a"));
         assertEquals(Record.COMMITTED, ((Result.TxnState) store.txnStates(List.of("t1")).get(0)).record());
     }
 

@@ -44,6 +44,15 @@ public final class TransactionLedger implements Ledger {
         if (from.equals(to)) {
             return false; // moves nothing; a transaction may not name a key twice
         }
+        List<Command.Op> puts = puts(from, to, amount);
+        return puts != null && client.transaction(puts).successful();
+    }
+
+    /**
+     * The transfer's two conditional puts, from both balances read at one moment: the source's debit, then
+     * the target's credit; null when the source has less than {@code amount}.
+     */
+    private List<Command.Op> puts(String from, String to, long amount) {
         Map<String, Item> accounts = new LinkedHashMap<>();
         client.getAll(List.of(from, to)).forEach(item -> accounts.put(item.key(), item));
         Item source = accounts.get(from);
@@ -53,12 +62,10 @@ public final class TransactionLedger implements Ledger {
         }
         long balance = Long.parseLong(source.value());
         if (balance < amount) {
-            return false;
+            return null;
         }
-        TransactionResult moved = client.transaction(List.of(
-                new Command.Put(from, Long.toString(balance - amount), source.index(), null),
-                new Command.Put(to, Long.toString(Long.parseLong(target.value()) + amount), target.index(), null)));
-        return moved.successful();
+        return List.of(new Command.Put(from, Long.toString(balance - amount), source.index(), null),
+                new Command.Put(to, Long.toString(Long.parseLong(target.value()) + amount), target.index(), null));
     }
 
     /**
@@ -74,23 +81,17 @@ public final class TransactionLedger implements Ledger {
         if (primary == other || from.equals(to)) {
             return transfer(from, to, amount);
         }
-        Map<String, Item> accounts = new LinkedHashMap<>();
-        client.getAll(List.of(from, to)).forEach(item -> accounts.put(item.key(), item));
-        Item source = accounts.get(from);
-        Item target = accounts.get(to);
-        long balance = Long.parseLong(source.value());
-        if (balance < amount) {
+        List<Command.Op> puts = puts(from, to, amount);
+        if (puts == null) {
             return false;
         }
         String txn = "abandoned-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
         List<Integer> both = List.of(Math.min(primary, other), Math.max(primary, other));
-        Result first = send(primary, new Command.Prepare(txn, primary, both, 5_000, true,
-                List.of(new Command.Put(from, Long.toString(balance - amount), source.index(), null))));
+        Result first = send(primary, new Command.Prepare(txn, primary, both, 5_000, true, List.of(puts.get(0))));
         if (!(first instanceof Result.TxnState)) {
             return false; // nothing held: a conflict, or a key held by another transaction
         }
-        Result second = send(other, new Command.Prepare(txn, primary, both, 5_000, false,
-                List.of(new Command.Put(to, Long.toString(Long.parseLong(target.value()) + amount), target.index(), null))));
+        Result second = send(other, new Command.Prepare(txn, primary, both, 5_000, false, List.of(puts.get(1))));
         if (second instanceof Result.TxnState && afterCommit) {
             send(primary, new Command.Settle(txn, Command.Settle.Step.COMMIT));
         }
