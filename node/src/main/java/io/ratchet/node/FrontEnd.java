@@ -27,6 +27,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -44,6 +45,8 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.io.grpc.Metadata;
+import org.apache.ratis.thirdparty.io.grpc.ServerCall;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
 import org.apache.ratis.thirdparty.io.grpc.Status;
 import org.apache.ratis.thirdparty.io.grpc.stub.ServerCalls;
@@ -158,6 +161,21 @@ final class FrontEnd implements AutoCloseable {
             all.add(new Group(g, groupIds.get(g)));
         }
         this.groups = List.copyOf(all);
+    }
+
+    /**
+     * Whether the front end's calls are handled on the network thread that read them ({@code
+     * ratchet.frontEnd.onNetworkThread}, on unless set to false). gRPC would otherwise hand every message to
+     * its executor first: one more thread woken per message, which at many client instances is a message a
+     * write. Nothing the handlers do blocks: they decode, check and queue, and answers are sent from
+     * whichever thread completes them; submitting into Ratis, which can block, stays on the front end's own
+     * threads. Ratis' services, the admin and backup services (which stream files) keep gRPC's executor.
+     */
+    static final boolean ON_NETWORK_THREAD = !"false".equals(System.getProperty("ratchet.frontEnd.onNetworkThread"));
+
+    /** The executor a server call runs on: the caller's (network) thread for the front end's methods, else gRPC's. */
+    static Executor callExecutor(ServerCall<?, ?> call, Metadata headers) {
+        return Rpc.SERVICE.equals(call.getMethodDescriptor().getServiceName()) ? Runnable::run : null;
     }
 
     /** The gRPC service, for Ratis to add to its server before it starts. */

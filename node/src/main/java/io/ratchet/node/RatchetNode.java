@@ -206,8 +206,14 @@ public final class RatchetNode implements AutoCloseable {
             if (tls != null) {
                 tls.secure(builder);
             }
-            return types.contains(GrpcServices.Type.CLIENT) ? builder.addService(frontEnd.service()).addService(admin.service())
-                    .addService(backup.service()).addService(backup.snapshotService()).addService(pace.service()).intercept(new TokenInterceptor()) : builder;
+            if (!types.contains(GrpcServices.Type.CLIENT)) {
+                return builder;
+            }
+            if (FrontEnd.ON_NETWORK_THREAD) {
+                builder.callExecutor(FrontEnd::callExecutor);
+            }
+            return builder.addService(frontEnd.service()).addService(admin.service())
+                    .addService(backup.service()).addService(backup.snapshotService()).addService(pace.service()).intercept(new TokenInterceptor());
         });
         if (tls != null) {
             GrpcConfigKeys.TLS.setConf(parameters, tls.ratis());
