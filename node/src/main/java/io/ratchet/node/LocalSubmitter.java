@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 
@@ -25,18 +26,33 @@ final class LocalSubmitter {
         this.groupId = groupId;
     }
 
-    /** Submits one message; completes with the reply's content, or fails with the reply's exception. */
+    /**
+     * Whether a request goes straight to the group's server ({@code ratchet.node.directSubmit}, on unless
+     * set to false). Ratis' {@code RaftServer.submitClientRequestAsync} hands every request to its client
+     * executor and blocks the caller until that thread has appended it: two threads woken per request for
+     * nothing this node needs, since every caller here is a thread of Ratchet's own that may block. The
+     * group's division takes the same request on the caller's thread.
+     */
+    static final boolean DIRECT = !"false".equals(System.getProperty("ratchet.node.directSubmit"));
+
+    /**
+     * Submits one message; completes with the reply's content, or fails with the reply's exception. Runs
+     * Ratis' own submission (the state machine's {@code startTransaction}, the append) on the calling thread:
+     * never call it from a thread of Ratis'.
+     */
     CompletableFuture<byte[]> submit(RaftServer server, byte[] message, RaftClientRequest.Type type) {
         try {
-            return server.submitClientRequestAsync(RaftClientRequest.newBuilder()
-                            .setClientId(clientId)
-                            .setServerId(server.getId())
-                            .setGroupId(groupId)
-                            .setCallId(callId.incrementAndGet())
-                            .setMessage(RaftBytes.message(message))
-                            .setType(type)
-                            .build())
-                    .thenApply(LocalSubmitter::content);
+            RaftClientRequest request = RaftClientRequest.newBuilder()
+                    .setClientId(clientId)
+                    .setServerId(server.getId())
+                    .setGroupId(groupId)
+                    .setCallId(callId.incrementAndGet())
+                    .setMessage(RaftBytes.message(message))
+                    .setType(type)
+                    .build();
+            RaftClientAsynchronousProtocol target = DIRECT && server.getDivision(groupId) instanceof RaftClientAsynchronousProtocol division
+                    ? division : server;
+            return target.submitClientRequestAsync(request).thenApply(LocalSubmitter::content);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
