@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -89,6 +90,8 @@ final class FrontEnd implements AutoCloseable {
      */
     private final ExecutorService proposing = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-front-end-propose"));
     private final ExecutorService reading = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-front-end-read"));
+    /** Stale reads, each answered from this node's store on a thread of this pool (as many as are running). */
+    private final ExecutorService staleReading = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-front-end-stale-read"));
     /** A client's batch as it came, decoded and validated once, forwarded in the bytes it arrived in. */
     private record Checked(byte[] encoded, int commands) {
     }
@@ -168,8 +171,8 @@ final class FrontEnd implements AutoCloseable {
      * ratchet.frontEnd.onNetworkThread}, on unless set to false). gRPC would otherwise hand every message to
      * its executor first: one more thread woken per message, which at many client instances is a message a
      * write. Nothing the handlers do blocks: they decode, check and queue, and answers are sent from
-     * whichever thread completes them; submitting into Ratis, which can block, stays on the front end's own
-     * threads. Ratis' services, the admin and backup services (which stream files) keep gRPC's executor.
+     * whichever thread completes them; submitting into Ratis, which can block, and answering a stale read
+     * from the store, which can take a while, stay on the front end's own threads. Ratis' services, the admin and backup services (which stream files) keep gRPC's executor.
      */
     static final boolean ON_NETWORK_THREAD = !"false".equals(System.getProperty("ratchet.frontEnd.onNetworkThread"));
 
@@ -521,7 +524,17 @@ final class FrontEnd implements AutoCloseable {
             reply(answer, Codec.encodeResults(List.of(shape())));
             return;
         }
-        division.getStateMachine().query(RaftBytes.message(message)).whenComplete((reply, error) -> {
+        // Answered from this node's store at once, which for a page of large values takes a while: off the
+        // network thread that read the call, whose other connections would wait meanwhile.
+        CompletableFuture<Message> answered;
+        try {
+            answered = CompletableFuture.supplyAsync(() -> division.getStateMachine().query(RaftBytes.message(message)),
+                    staleReading).thenCompose(f -> f);
+        } catch (RejectedExecutionException e) {
+            refuse(answer, Refusal.unavailable("node " + self() + " is stopping"));
+            return;
+        }
+        answered.whenComplete((reply, error) -> {
             if (error != null) {
                 refuse(answer, refusalFor(group, error));
             } else {
@@ -650,5 +663,6 @@ final class FrontEnd implements AutoCloseable {
         server = null;
         proposing.shutdownNow();
         reading.shutdownNow();
+        staleReading.shutdownNow();
     }
 }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -27,18 +28,20 @@ final class LocalSubmitter {
     }
 
     /**
-     * Whether a request goes straight to the group's server ({@code ratchet.node.directSubmit}, on unless
+     * Whether a write goes straight to the group's division ({@code ratchet.node.directSubmit}, on unless
      * set to false). Ratis' {@code RaftServer.submitClientRequestAsync} hands every request to its client
-     * executor and blocks the caller until that thread has appended it: two threads woken per request for
+     * executor and blocks the caller until that thread has appended it: two threads woken per entry for
      * nothing this node needs, since every caller here is a thread of Ratchet's own that may block. The
-     * group's division takes the same request on the caller's thread.
+     * division appends the same request on the caller's thread. Reads keep Ratis' path: a read under the
+     * lease is answered on the thread that submits it, and a long one (a page of large values) would
+     * then hold up every read behind it on the front end's one reading thread.
      */
     static final boolean DIRECT = !"false".equals(System.getProperty("ratchet.node.directSubmit"));
 
     /**
-     * Submits one message; completes with the reply's content, or fails with the reply's exception. Runs
-     * Ratis' own submission (the state machine's {@code startTransaction}, the append) on the calling thread:
-     * never call it from a thread of Ratis'.
+     * Submits one message; completes with the reply's content, or fails with the reply's exception. A write
+     * runs Ratis' own submission (the state machine's {@code startTransaction}, the append) on the calling
+     * thread: never call it from a thread of Ratis' nor a network thread.
      */
     CompletableFuture<byte[]> submit(RaftServer server, byte[] message, RaftClientRequest.Type type) {
         try {
@@ -50,8 +53,8 @@ final class LocalSubmitter {
                     .setMessage(RaftBytes.message(message))
                     .setType(type)
                     .build();
-            RaftClientAsynchronousProtocol target = DIRECT && server.getDivision(groupId) instanceof RaftClientAsynchronousProtocol division
-                    ? division : server;
+            RaftClientAsynchronousProtocol target = DIRECT && type.is(RaftClientRequestProto.TypeCase.WRITE)
+                    && server.getDivision(groupId) instanceof RaftClientAsynchronousProtocol division ? division : server;
             return target.submitClientRequestAsync(request).thenApply(LocalSubmitter::content);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
