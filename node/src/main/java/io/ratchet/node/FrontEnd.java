@@ -170,9 +170,12 @@ final class FrontEnd implements AutoCloseable {
      * Whether the front end's calls are handled on the network thread that read them ({@code
      * ratchet.frontEnd.onNetworkThread}, on unless set to false). gRPC would otherwise hand every message to
      * its executor first: one more thread woken per message, which at many client instances is a message a
-     * write. Nothing the handlers do blocks: they decode, check and queue, and answers are sent from
-     * whichever thread completes them; submitting into Ratis, which can block, and answering a stale read
-     * from the store, which can take a while, stay on the front end's own threads. Ratis' services, the admin and backup services (which stream files) keep gRPC's executor.
+     * write. The handlers decode, check and queue, and answers are sent from whichever thread completes
+     * them. The one wait among them is the state machine's read lock (at most one entry's apply), taken only
+     * when the quota alarm is up, the leader's disk is at its floor, or a settle's keys are checked.
+     * Submitting into Ratis, which can block, and answering a stale read from the store, which can take a
+     * while, stay on the front end's own threads. Ratis' services and the admin and backup services (which
+     * stream files) keep gRPC's executor.
      */
     static final boolean ON_NETWORK_THREAD = !"false".equals(System.getProperty("ratchet.frontEnd.onNetworkThread"));
 

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -159,7 +160,7 @@ class CrossGroupTransactionClusterTest {
             // A get of the held key waits; a get of a free key of the same group, by the same client and so on
             // the same batched path, does not wait behind it (a batch answers a held key's get as locked, and
             // that get is asked again alone, where it waits).
-            CompletableFuture<Boolean> heldRead = client.getAsync(other).thenApply(java.util.Optional::isPresent);
+            CompletableFuture<Boolean> heldRead = client.getAsync(other).thenApply(Optional::isPresent);
             assertEquals("1", client.get(unrelated).orElseThrow().value());
             assertFalse(heldRead.isDone(), "the held key's read still waits for the transaction to be settled");
             // A create-only put of a held key waits (refused as held, sent again) until the abort frees it.

@@ -7,6 +7,7 @@ import io.ratchet.common.Credentials;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.node.security.TlsFiles;
 import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
@@ -234,7 +235,7 @@ public final class LocalCluster implements AutoCloseable {
     static String keyInGroup(String prefix, int group, int groups) {
         for (int i = 0; ; i++) {
             String key = prefix + i;
-            if (io.ratchet.protocol.Groups.of(key, groups) == group) {
+            if (Groups.of(key, groups) == group) {
                 return key;
             }
         }
@@ -247,7 +248,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** A transaction across groups as one node's replica of group {@code group} sees it now. */
     Result.TxnState txnOn(String id, int group, String txn) {
-        Message reply = machineOn(id, group).query(Message.valueOf(ByteString.copyFrom(Codec.encodeQuery(new Query.TxnStatus(java.util.List.of(txn)))))).join();
+        Message reply = machineOn(id, group).query(Message.valueOf(ByteString.copyFrom(Codec.encodeQuery(new Query.TxnStatus(List.of(txn)))))).join();
         return (Result.TxnState) Codec.decodeResults(reply.getContent().toByteArray()).get(0);
     }
 

@@ -4,13 +4,11 @@ import io.ratchet.protocol.AuthTable;
 import io.ratchet.protocol.Batch;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
-import io.ratchet.protocol.Groups;
-import java.util.HashSet;
-import java.util.Set;
 import io.ratchet.protocol.Command.Settle.Step;
 import io.ratchet.protocol.Document;
 import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.Expiry;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
@@ -31,9 +29,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -701,6 +701,9 @@ public final class CompareExchangeStore {
 
     /** A batched get's answer when a transaction across groups holds its key; null when none does. */
     public Result.Locked lockOn(String key) {
+        if (intents.isEmpty()) {
+            return null; // the usual case, on every batched get: no key normalised for nothing
+        }
         Intents.Intent held = intents.on(Keys.normalize(key));
         return held == null ? null : new Result.Locked(key, held.txn());
     }
