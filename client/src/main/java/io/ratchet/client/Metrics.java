@@ -1,10 +1,5 @@
 package io.ratchet.client;
 
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.MeterBinder;
 import io.ratchet.client.internal.KeyWindow;
 import io.ratchet.protocol.Keys;
 import java.time.Duration;
@@ -18,7 +13,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.ObjLongConsumer;
-import java.util.function.ToDoubleFunction;
 
 /**
  * Per-key counters of optimistic-concurrency loops: how many attempts each commit of a key took, how
@@ -34,20 +28,21 @@ import java.util.function.ToDoubleFunction;
  * <p>Beside these counts since the client started, the same figures over a sliding window (five
  * minutes by default; {@link #windowed}, {@link #topByConflictRate}): attempts per commit, the conflict
  * rate, loops exhausted, the 99th percentile of a loop's time, and the time spent on attempts that were
- * refused (discarded work). {@link #bindTo} hands all of it to a Micrometer registry, so an
- * application's existing metrics pick it up: totals as counters, and the keys with the highest conflict
- * rate as gauges tagged with the key (at most {@link #EXPORTED_KEYS}, refreshed at most once a second).
+ * refused (discarded work). {@code io.ratchet.client.micrometer.RatchetClientMetrics} hands all of it
+ * to a Micrometer registry, so an application's existing metrics pick it up: totals as counters, and the
+ * keys with the highest conflict rate as gauges tagged with the key (at most {@link #EXPORTED_KEYS},
+ * refreshed at most once a second).
  *
  * <p>Memory is bounded: at most {@link #MAX_KEYS} keys are counted, and {@link #MAX_WINDOWED_KEYS} have a
  * window (about 2 KB each), the least recently recorded one dropped first, so a hot key (recorded often)
  * stays. Keys compare case-insensitively, like items. Thread-safe.
  */
-public final class Metrics implements MeterBinder {
+public final class Metrics {
     /** The most keys tracked at once. */
     public static final int MAX_KEYS = 10_000;
     /** The most keys with a sliding window at once. */
     public static final int MAX_WINDOWED_KEYS = 1024;
-    /** How many keys {@link #bindTo} exports as tagged gauges: the highest conflict rates. */
+    /** How many keys are exported to Micrometer as tagged gauges: the highest conflict rates. */
     public static final int EXPORTED_KEYS = 10;
     /** The default sliding window. */
     public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
@@ -124,7 +119,7 @@ public final class Metrics implements MeterBinder {
     private final LongAdder commitsTotal = new LongAdder();
     private final LongAdder conflictsTotal = new LongAdder();
     private final LongAdder exhaustedTotal = new LongAdder();
-    private final List<MultiGauge[]> exported = new CopyOnWriteArrayList<>();
+    private final List<Runnable> exporters = new CopyOnWriteArrayList<>();
     /** When the exported keys were last chosen (the clock's nanoseconds); only read once bound. */
     private volatile long exportedAt;
 
@@ -227,59 +222,27 @@ public final class Metrics implements MeterBinder {
     }
 
     /**
-     * Registers with {@code registry}: {@code ratchet.client.attempts}, {@code .commits},
-     * {@code .conflicts} and {@code .exhausted} (counters over all keys since the client started), and
-     * for the {@link #EXPORTED_KEYS} keys with the highest conflict rate over the window, gauges tagged
-     * {@code key}: {@code ratchet.client.key.attempts.per.commit}, {@code .conflict.rate},
-     * {@code .exhausted}, {@code .loop.p99} (seconds) and {@code .discarded} (seconds). Which keys those
-     * are is refreshed at most once a second, as conflicts are recorded.
+     * Runs {@code export} now, and again at most once a second as conflicts and exhausted loops are
+     * recorded, so that whatever exports the hottest keys ({@link #topByConflictRate}) follows them:
+     * {@code io.ratchet.client.micrometer.RatchetClientMetrics} points its tagged gauges at them.
      */
-    @Override
-    public void bindTo(MeterRegistry registry) {
-        FunctionCounter.builder("ratchet.client.attempts", attemptsTotal, LongAdder::doubleValue)
-                .description("writes sent by retry loops").register(registry);
-        FunctionCounter.builder("ratchet.client.commits", commitsTotal, LongAdder::doubleValue)
-                .description("writes of retry loops that were applied").register(registry);
-        FunctionCounter.builder("ratchet.client.conflicts", conflictsTotal, LongAdder::doubleValue)
-                .description("attempts refused because a key had moved").register(registry);
-        FunctionCounter.builder("ratchet.client.exhausted", exhaustedTotal, LongAdder::doubleValue)
-                .description("retry loops that gave up").register(registry);
-        exported.add(new MultiGauge[] {
-            MultiGauge.builder("ratchet.client.key.attempts.per.commit").register(registry),
-            MultiGauge.builder("ratchet.client.key.conflict.rate").register(registry),
-            MultiGauge.builder("ratchet.client.key.exhausted").register(registry),
-            MultiGauge.builder("ratchet.client.key.loop.p99").baseUnit("seconds").register(registry),
-            MultiGauge.builder("ratchet.client.key.discarded").baseUnit("seconds").register(registry)});
-        export();
+    public void onHotKeysChanged(Runnable export) {
+        exporters.add(export);
+        exportedAt = nanoClock.getAsLong();
+        export.run();
+    }
+
+    /** The totals over all keys since the client started: attempts, commits, conflicts, exhausted loops. */
+    public KeyStats totals() {
+        return new KeyStats("", attemptsTotal.sum(), commitsTotal.sum(), conflictsTotal.sum(), exhaustedTotal.sum());
     }
 
     private void exportSoon() {
         long now = nanoClock.getAsLong();
-        if (!exported.isEmpty() && now - exportedAt >= 1_000_000_000L) {
-            export();
+        if (!exporters.isEmpty() && now - exportedAt >= 1_000_000_000L) {
+            exportedAt = now;
+            exporters.forEach(Runnable::run);
         }
-    }
-
-    /** Points the exported gauges at the current top keys; a key that left the top is unregistered. */
-    void export() {
-        exportedAt = nanoClock.getAsLong();
-        List<WindowStats> top = topByConflictRate(EXPORTED_KEYS);
-        for (MultiGauge[] g : exported) {
-            g[0].register(rows(top, WindowStats::attemptsPerCommit), true);
-            g[1].register(rows(top, WindowStats::conflictRate), true);
-            g[2].register(rows(top, s -> s.exhausted()), true);
-            g[3].register(rows(top, s -> s.p99() == null ? Double.NaN : s.p99().toNanos() / 1e9), true);
-            g[4].register(rows(top, s -> s.discarded().toNanos() / 1e9), true);
-        }
-    }
-
-    /** One row per key; each reads the key's window afresh when the registry asks. */
-    private List<MultiGauge.Row<?>> rows(List<WindowStats> top, ToDoubleFunction<WindowStats> figure) {
-        List<MultiGauge.Row<?>> rows = new ArrayList<>(top.size());
-        for (WindowStats s : top) {
-            rows.add(MultiGauge.Row.of(Tags.of("key", s.key()), this, m -> figure.applyAsDouble(m.windowed(s.key()))));
-        }
-        return rows;
     }
 
     /** The counters of {@code key}; all zero when it is not tracked. */

@@ -68,6 +68,7 @@ public final class RatchetClient implements AutoCloseable {
     /** The shape question in flight, or answered; a failed one is asked again by the next call. */
     private CompletableFuture<List<Lane>> shaping;
     private final Metrics metrics = new Metrics();
+    private final ClientEvents events = new ClientEvents();
 
     /**
      * The client's way to one Raft group ({@link Groups}): who it believes leads the group, the retry
@@ -116,7 +117,7 @@ public final class RatchetClient implements AutoCloseable {
 
     private RatchetClient(ClientOptions options, Function<ScheduledExecutorService, Transport.Connector> connector) {
         this.options = options;
-        this.transport = new Transport(List.copyOf(options.peers().values()), connector);
+        this.transport = new Transport(List.copyOf(options.peers().values()), connector, events);
         this.admin = ClusterAdmin.connect(options);
         this.first = new Lane(transport);
     }
@@ -206,6 +207,14 @@ public final class RatchetClient implements AutoCloseable {
         return metrics;
     }
 
+    /**
+     * This client's operations, resends, leader changes, hedges, sessions and held locks as they happen;
+     * {@code io.ratchet.client.micrometer.RatchetClientMetrics} makes Micrometer meters of them.
+     */
+    public ClientEvents events() {
+        return events;
+    }
+
     // ---- writes
 
     /**
@@ -257,7 +266,8 @@ public final class RatchetClient implements AutoCloseable {
             return CompletableFuture.failedFuture(noRetention());
         }
         Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(), List.of((Command) write));
-        return submitAsync(request).thenApply(results -> toWriteResult(results.get(0)));
+        return events.timed(write.opKind() == Command.Op.Kind.PUT ? "put" : "delete",
+                submit(request).thenApply(results -> toWriteResult(results.get(0))), RatchetClient::outcomeOf);
     }
 
     /**
@@ -275,6 +285,11 @@ public final class RatchetClient implements AutoCloseable {
      */
     public CompletableFuture<TransactionResult> transactionAsync(List<Command.Op> ops, String idempotencyKey,
                                                                  Duration retention) {
+        return events.timed("transaction", transact(ops, idempotencyKey, retention),
+                t -> t.successful() ? ClientEvents.Outcome.APPLIED : ClientEvents.Outcome.CONFLICT);
+    }
+
+    private CompletableFuture<TransactionResult> transact(List<Command.Op> ops, String idempotencyKey, Duration retention) {
         if (idempotencyKey != null && retention == null) {
             return CompletableFuture.failedFuture(noRetention());
         }
@@ -287,7 +302,7 @@ public final class RatchetClient implements AutoCloseable {
         }
         List<Lane> known = lanes;
         if (known == null) {
-            return lanes().thenCompose(ls -> transactionAsync(ops, idempotencyKey, retention));
+            return lanes().thenCompose(ls -> transact(ops, idempotencyKey, retention));
         }
         if (CrossGroupTransaction.spans(ops, known.size())) {
             if (idempotencyKey != null) {
@@ -311,6 +326,11 @@ public final class RatchetClient implements AutoCloseable {
      * across groups is sent again until it is settled (or the operation's deadline passes).
      */
     public CompletableFuture<List<Result>> submitAsync(Request request) {
+        return events.timed("request", submit(request), results -> results.stream().allMatch(RatchetClient::applied)
+                ? ClientEvents.Outcome.APPLIED : ClientEvents.Outcome.CONFLICT);
+    }
+
+    private CompletableFuture<List<Result>> submit(Request request) {
         try {
             request.validate();
         } catch (InvalidCommandException e) {
@@ -398,9 +418,9 @@ public final class RatchetClient implements AutoCloseable {
         }
         // A key a transaction across groups holds comes back locked from the batch (which waits for nobody):
         // asked again alone, the read waits where the key is until it is settled.
-        return onLaneOf(key, lane -> lane.gets.submit(get).thenCompose(results -> results.get(0) instanceof Result.Locked
+        return events.timed("get", onLaneOf(key, lane -> lane.gets.submit(get).thenCompose(results -> results.get(0) instanceof Result.Locked
                         ? read(lane, get) : CompletableFuture.completedFuture(results.get(0))))
-                .thenApply(result -> Optional.ofNullable(((Result.Found) accepted(result)).item()));
+                .thenApply(result -> Optional.ofNullable(((Result.Found) accepted(result)).item())), RatchetClient::answered);
     }
 
     /**
@@ -415,13 +435,13 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return lanes().thenCompose(ls -> {
+        return events.timed("getAll", lanes().thenCompose(ls -> {
             Map<Integer, List<String>> byGroup = Groups.byGroup(all.keys(), ls.size());
             Supplier<CompletableFuture<List<Item>>> once = () -> inKeyOrder(byGroup.entrySet().stream()
                     .map(e -> read(ls.get(e.getKey()), new Query.GetAll(e.getValue())).thenApply(r -> ((Result.Items) r).items()))
                     .toList());
             return byGroup.size() == 1 ? once.get() : agreed(once, null, 1);
-        });
+        }), RatchetClient::answered);
     }
 
     /** How many reads of several groups {@link #agreed} makes at most before it gives up. */
@@ -463,7 +483,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return lanes().thenCompose(ls -> {
+        return events.timed("list", lanes().thenCompose(ls -> {
             if (ls.size() == 1) {
                 return read(first, page).thenApply(r -> ((Result.Items) r).items());
             }
@@ -471,7 +491,7 @@ public final class RatchetClient implements AutoCloseable {
             return agreed(() -> inKeyOrder(ls.stream().map(lane -> listFirst(lane, page.prefix(), wanted, new ArrayList<>()))
                     .toList()).thenApply(merged -> List.copyOf(
                     merged.subList((int) Math.min(start, merged.size()), (int) Math.min(wanted, merged.size())))), null, 1);
-        });
+        }), RatchetClient::answered);
     }
 
     /** A group's first {@code wanted} items under {@code prefix}, in key order, read a page at a time. */
@@ -560,8 +580,8 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return onLaneOf(Document.guardKey(id), lane -> read(lane, get))
-                .thenApply(r -> Optional.ofNullable(((Result.DocumentFound) r).document()));
+        return events.timed("getDocument", onLaneOf(Document.guardKey(id), lane -> read(lane, get))
+                .thenApply(r -> Optional.ofNullable(((Result.DocumentFound) r).document())), RatchetClient::answered);
     }
 
     /**
@@ -587,7 +607,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        CompletableFuture<WatchResult> result = new CompletableFuture<>();
+        CompletableFuture<WatchResult> result = events.timed("watch", new CompletableFuture<>(), RatchetClient::answered);
         long ends = System.nanoTime() + timeout.toNanos();
         onLaneOf(key, lane -> watchFrom(lane, key, afterIndex, ends, result)).whenComplete((w, error) -> {
             if (error != null) {
@@ -795,6 +815,19 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     // ---- the send path
+
+    private static ClientEvents.Outcome outcomeOf(CompareExchangeResult result) {
+        return result.successful() ? ClientEvents.Outcome.APPLIED : ClientEvents.Outcome.CONFLICT;
+    }
+
+    /** Whether a raw request's result is an applied one (a failed condition is not). */
+    private static boolean applied(Result result) {
+        return !(result instanceof Result.Write w && !w.successful()) && !(result instanceof Result.Txn t && !t.successful());
+    }
+
+    private static ClientEvents.Outcome answered(Object read) {
+        return ClientEvents.Outcome.OK;
+    }
 
     private static CompareExchangeResult toWriteResult(Result result) {
         Result.Write w = (Result.Write) accepted(result);

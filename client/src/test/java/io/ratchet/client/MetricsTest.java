@@ -3,7 +3,6 @@ package io.ratchet.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -84,32 +83,7 @@ class MetricsTest {
         assertTrue(slow.compareTo(Duration.ofSeconds(3)) >= 0 && slow.compareTo(Duration.ofMillis(4_250)) < 0, slow.toString());
     }
 
-    @Test
-    void theHighestConflictRatesGoToTheRegistryAsTaggedGaugesAndTotalsAsCounters() {
-        AtomicLong now = new AtomicLong(0);
-        Metrics metrics = new Metrics(100, Duration.ofMinutes(5), now::get);
-        record(metrics, "calm", 10, 10, 0);
-        record(metrics, "hot", 10, 2, 8);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        metrics.bindTo(registry);
-        assertEquals(20.0, registry.get("ratchet.client.attempts").functionCounter().count());
-        assertEquals(8.0, registry.get("ratchet.client.conflicts").functionCounter().count());
-        assertEquals(0.8, registry.get("ratchet.client.key.conflict.rate").tag("key", "hot").gauge().value(), 1e-9);
-        assertEquals(5.0, registry.get("ratchet.client.key.attempts.per.commit").tag("key", "hot").gauge().value(), 1e-9);
-
-        for (int i = 0; i < 20; i++) {
-            metrics.attempted("other/" + i);
-            metrics.conflicted("other/" + i);
-        }
-        now.addAndGet(Duration.ofSeconds(2).toNanos());
-        metrics.conflicted("other/0"); // a conflict a second later refreshes which keys are exported
-        assertEquals(Metrics.EXPORTED_KEYS, registry.find("ratchet.client.key.conflict.rate").gauges().size(),
-                "at most the top keys are exported");
-        assertTrue(registry.find("ratchet.client.key.conflict.rate").tag("key", "calm").gauge() == null,
-                "a calm key is not among them");
-    }
-
-    private static void record(Metrics metrics, String key, int attempts, int commits, int conflicts) {
+    static void record(Metrics metrics, String key, int attempts, int commits, int conflicts) {
         for (int i = 0; i < attempts; i++) {
             metrics.attempted(key);
         }

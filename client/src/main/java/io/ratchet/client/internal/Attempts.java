@@ -2,6 +2,7 @@ package io.ratchet.client.internal;
 
 import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.Backoff;
+import io.ratchet.client.ClientEvents;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.PermissionDeniedException;
@@ -92,6 +93,11 @@ public final class Attempts {
     public Attempts(Transport transport, ClientOptions options) {
         this.transport = transport;
         this.options = options;
+    }
+
+    /** Where the resends and hedges are reported (the transport's). */
+    public ClientEvents events() {
+        return transport.events();
     }
 
     /**
@@ -212,6 +218,7 @@ public final class Attempts {
                 long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s.start);
                 return CompletableFuture.failedFuture(new GaveUp(s.lastWhy, s.mayHaveApplied, spent));
             }
+            transport.events().resend();
             if (pause == 0) {
                 return attempt(method, message, s);
             }
@@ -238,6 +245,7 @@ public final class Attempts {
             if (hedge.first.isDone() || other == null) {
                 return;
             }
+            transport.events().hedge();
             transport.call(method, other, bytes, timeout).thenAccept(outcome -> {
                 if (outcome instanceof Transport.Answered) {
                     hedge.answer(outcome, other);

@@ -101,6 +101,7 @@ public final class ClientSession {
                     }
                     id = opened.session();
                     nextSequence = 1;
+                    attempts.events().sessionOpen();
                     return id;
                 });
     }

@@ -1,5 +1,6 @@
 package io.ratchet.client.internal;
 
+import io.ratchet.client.ClientEvents;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Refusal;
@@ -85,12 +86,20 @@ public final class Transport implements AutoCloseable {
     private final int group;
     private volatile String leader;
     private volatile boolean closed;
+    /** Told of each leader change followed; shared by every group's transport. */
+    private final ClientEvents events;
 
     /**
      * {@code connector} is made with the client's timer thread, which it may use for its timeouts. The
      * transport is group 0's; {@link #forGroup} gives the others'.
      */
     public Transport(List<String> addresses, Function<ScheduledExecutorService, Connector> connector) {
+        this(addresses, connector, new ClientEvents());
+    }
+
+    /** As {@link #Transport(List, Function)}, reporting the leader changes it follows to {@code events}. */
+    public Transport(List<String> addresses, Function<ScheduledExecutorService, Connector> connector, ClientEvents events) {
+        this.events = events;
         this.addresses = new ArrayList<>(addresses);
         this.leader = addresses.get(0);
         this.timers = timers();
@@ -101,6 +110,7 @@ public final class Transport implements AutoCloseable {
     }
 
     private Transport(Transport root, int group, String leader) {
+        this.events = root.events;
         this.addresses = root.addresses;
         this.timers = root.timers;
         this.connector = root.connector;
@@ -168,12 +178,22 @@ public final class Transport implements AutoCloseable {
 
     /** A node said who leads; a leader at an address the client was not given is added. */
     public void follow(String address) {
+        boolean moved;
         synchronized (addresses) {
             if (!addresses.contains(address)) {
                 addresses.add(address);
             }
+            moved = !address.equals(leader);
             leader = address;
         }
+        if (moved) {
+            events.leaderFollowed();
+        }
+    }
+
+    /** Where this client's events go: the attempts and the session report there too. */
+    public ClientEvents events() {
+        return events;
     }
 
     public List<String> addresses() {

@@ -97,6 +97,15 @@ final class LeaseQueue {
         return options;
     }
 
+    RatchetClient client() {
+        return client;
+    }
+
+    /** The {@code kind} of this queue's lock events: fairLock or semaphore. */
+    String eventKind() {
+        return configured ? kind : "fairLock";
+    }
+
     String queuePrefix(String name) {
         return listing.queuePrefix(name);
     }
@@ -135,7 +144,8 @@ final class LeaseQueue {
         return checked(() -> {
             String queue = queuePrefix(name);
             Duration granted = keeper.granted(lease);
-            return run(new Waiter(name, queue, granted, permits, false, true, keeper.now(), Long.MAX_VALUE));
+            return LockEvents.acquire(client, eventKind(), name, System.nanoTime(),
+                    run(new Waiter(name, queue, granted, permits, false, true, keeper.now(), Long.MAX_VALUE)));
         });
     }
 
@@ -145,8 +155,8 @@ final class LeaseQueue {
             String queue = queuePrefix(name);
             Duration granted = keeper.granted(lease);
             long deadline = keeper.deadline(wait);
-            return run(new Waiter(name, queue, granted, permits, true, false, deadline,
-                    deadline + RatchetClient.WATCH_SLACK.toNanos()));
+            return LockEvents.acquire(client, eventKind(), name, System.nanoTime(), run(new Waiter(name, queue, granted,
+                    permits, true, false, deadline, deadline + RatchetClient.WATCH_SLACK.toNanos())));
         });
     }
 

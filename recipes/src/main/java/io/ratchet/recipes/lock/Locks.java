@@ -54,6 +54,8 @@ import java.util.function.Supplier;
  * holds the lock now); {@link ClusterUnavailableException} when {@link #holder} got no answer.
  */
 public final class Locks extends LockKind<Lease> {
+    /** The {@code kind} this recipe's lock events carry ({@link io.ratchet.client.ClientEvents}). */
+    static final String KIND = "lock";
     /** Lock items live under this prefix. */
     public static final String PREFIX = "locks/";
     /** A waiter re-tries at least this often even without news from its watch. */
@@ -114,8 +116,9 @@ public final class Locks extends LockKind<Lease> {
             String key = key(name);
             Duration granted = keeper.granted(lease);
             long sent = keeper.now();
-            return attempt(key, granted).thenCompose(r -> r.successful() ? inTime(name, LockHolder.ownerOf(r.item()), r, granted, sent)
-                    : CompletableFuture.completedFuture(Optional.<Lease>empty()));
+            return LockEvents.acquire(client, KIND, name, System.nanoTime(), attempt(key, granted).thenCompose(r -> r.successful()
+                    ? inTime(name, LockHolder.ownerOf(r.item()), r, granted, sent)
+                    : CompletableFuture.completedFuture(Optional.<Lease>empty())));
         });
     }
 
@@ -132,7 +135,8 @@ public final class Locks extends LockKind<Lease> {
         return checked(() -> {
             String key = key(name);
             Duration granted = keeper.granted(lease);
-            return acquireLoop(name, key, granted, keeper.deadline(waitTimeout), 0);
+            return LockEvents.acquire(client, KIND, name, System.nanoTime(),
+                    acquireLoop(name, key, granted, keeper.deadline(waitTimeout), 0));
         });
     }
 
@@ -215,12 +219,12 @@ public final class Locks extends LockKind<Lease> {
         return checked(() -> {
             String key = key(requireLease(lease).name());
             Duration granted = keeper.granted(duration);
-            return keeper.renew(lease.name(), key, ownerValue(lease.owner()), lease.currentIndex(), lease.fencingToken(),
+            return LockEvents.renew(client, KIND, lease.name(), lease.fencingToken(), System.nanoTime(), keeper.renew(lease.name(), key, ownerValue(lease.owner()), lease.currentIndex(), lease.fencingToken(),
                     granted, now -> CompletableFuture.failedFuture(
                             new LeaseLostException(lease.name(), lease.currentIndex(), holderOf(lease.name(), now))),
                     answered -> { })
                     .thenApply(r -> new Lease(lease.name(), lease.owner(), r.createdIndex(), r.index(),
-                            Instant.ofEpochMilli(r.expiresAt()), granted));
+                            Instant.ofEpochMilli(r.expiresAt()), granted)));
         });
     }
 
@@ -266,12 +270,12 @@ public final class Locks extends LockKind<Lease> {
         return checked(() -> {
             String key = key(name);
             requireIndex(name, index);
-            return client.writeAsync(new Command.Delete(key, index)).thenApply(r -> {
+            return LockEvents.release(client, KIND, name, 0, client.writeAsync(new Command.Delete(key, index)).thenApply(r -> {
                 if (!r.successful()) {
                     throw new LeaseLostException(name, index, holderOf(name, r.item()));
                 }
                 return null;
-            });
+            }));
         });
     }
 

@@ -28,7 +28,8 @@ abstract class QueueLocks extends LockKind<QueueLease> {
      */
     @Override
     public CompletableFuture<QueueLease> renewAsync(QueueLease lease, Duration duration) {
-        return queue.leases().renew(lease, duration);
+        return LockEvents.renew(queue.client(), queue.eventKind(), lease == null ? "" : lease.name(),
+                lease == null ? 0 : lease.fencingToken(), System.nanoTime(), queue.leases().renew(lease, duration));
     }
 
     /**
@@ -51,12 +52,13 @@ abstract class QueueLocks extends LockKind<QueueLease> {
      */
     @Override
     public CompletableFuture<Void> releaseAsync(QueueLease lease) {
-        return queue.leases().release(lease);
+        return LockEvents.release(queue.client(), queue.eventKind(), lease == null ? "" : lease.name(),
+                lease == null ? 0 : lease.fencingToken(), queue.leases().release(lease));
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync(String name, long index) {
-        return queue.leases().releaseAt(name, index);
+        return LockEvents.release(queue.client(), queue.eventKind(), name, 0, queue.leases().releaseAt(name, index));
     }
 
     /**
