@@ -91,7 +91,8 @@ public final class LocalCluster implements AutoCloseable {
         return cluster;
     }
 
-    void startNode(String id) {
+    /** Starts node {@code id} again on its data (after {@link #stopNode}). */
+    public void startNode(String id) {
         try {
             running.put(id, RatchetNode.start(configs.get(id)));
         } catch (IOException e) {
@@ -126,7 +127,8 @@ public final class LocalCluster implements AutoCloseable {
         return peers.get(id);
     }
 
-    void stopNode(String id) {
+    /** Stops node {@code id} (its server closes; its data stays), as a leader kill does to the others' view. */
+    public void stopNode(String id) {
         RatchetNode node = running.remove(id);
         if (node != null) {
             try {
