@@ -100,12 +100,17 @@ public class RatchetProperties {
         }
     }
 
-    /** ShedLock's lock provider, when ShedLock is on the class path. */
-    public static class ShedLock {
-        /** Whether to provide ShedLock's LockProvider (unless the service defines its own). */
-        private boolean enabled = true;
-        /** What goes before ShedLock's lock names to make Ratchet's (the item is locks/PREFIX+name). */
-        private String prefix = "";
+    /** An adapter the starter provides unless told not to, and the prefix of the names it makes. */
+    public static class Adapter {
+        /** Whether to provide it (unless the service defines its own). */
+        private boolean enabled;
+        /** What goes before the names the service gives to make Ratchet's. */
+        private String prefix;
+
+        Adapter(boolean enabled, String prefix) {
+            this.enabled = enabled;
+            this.prefix = prefix;
+        }
 
         public boolean isEnabled() {
             return enabled;
@@ -121,6 +126,13 @@ public class RatchetProperties {
 
         public void setPrefix(String prefix) {
             this.prefix = prefix;
+        }
+    }
+
+    /** ShedLock's LockProvider, when ShedLock is on the class path; its lock names as ShedLock's, unprefixed. */
+    public static class ShedLock extends Adapter {
+        ShedLock() {
+            super(true, "");
         }
     }
 
@@ -138,21 +150,13 @@ public class RatchetProperties {
         }
     }
 
-    /** The lock registry: leader election (LockRegistryLeaderInitiator) and distributed locks. */
-    public static class LockRegistry {
-        /** Whether to provide a LockRegistry (unless the service defines its own). */
-        private boolean enabled = true;
+    /** The LockRegistry (distributed locks and leader election), its lock names under spring/. */
+    public static class LockRegistry extends Adapter {
         /** The lease of a lock taken without a time-to-live of its own (lock(), tryLock()); as JdbcLockRegistry's. */
         private Duration ttl = Duration.ofSeconds(10);
-        /** What goes before the lock keys to make Ratchet's lock names. */
-        private String prefix = "spring/";
 
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
+        LockRegistry() {
+            super(true, "spring/");
         }
 
         public Duration getTtl() {
@@ -162,37 +166,15 @@ public class RatchetProperties {
         public void setTtl(Duration ttl) {
             this.ttl = ttl;
         }
-
-        public String getPrefix() {
-            return prefix;
-        }
-
-        public void setPrefix(String prefix) {
-            this.prefix = prefix;
-        }
     }
 
-    /** The metadata store: off unless asked for, since it replaces Spring Integration's in-memory default. */
-    public static class MetadataStore {
-        /** Whether to provide the metadataStore bean (a ConcurrentMetadataStore in the cluster). */
-        private boolean enabled = false;
-        /** What goes before the metadata keys to make the items' keys. */
-        private String prefix = "metadata/";
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public String getPrefix() {
-            return prefix;
-        }
-
-        public void setPrefix(String prefix) {
-            this.prefix = prefix;
+    /**
+     * The metadataStore bean (a ConcurrentMetadataStore in the cluster), its keys under metadata/: off unless
+     * asked for, since it replaces Spring Integration's in-memory default.
+     */
+    public static class MetadataStore extends Adapter {
+        MetadataStore() {
+            super(false, "metadata/");
         }
     }
 
