@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The operator's scripts on a real local cluster with TLS on every port, as the README's "Operating a
+ * The operator's scripts on a real local cluster with TLS on every port, as docs/OPERATING.md's "Operating a
  * cluster" runs them: {@code scripts/cluster start --tls}, then growing, replacing a wiped node,
  * shrinking, a backup, and a restore, with the tour's {@code scripts/ratchet} commands unchanged (it
  * finds the cluster's CA as it finds the peers). Runs after packaging (failsafe).

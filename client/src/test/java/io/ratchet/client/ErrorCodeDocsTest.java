@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The table of codes in the README (under the command line's exit codes) and in docs/HTTP.md ("Errors")
+ * The table of codes in docs/CLI.md (the command line's exit codes) and in docs/HTTP.md ("Errors")
  * says what {@link ErrorCode} does: every code once, in the enum's order, with its exit code, HTTP status
  * and promises. Scripts are written from those tables, so they may not drift from the code.
  */
@@ -22,7 +22,7 @@ class ErrorCodeDocsTest {
     private static final String HEADING = "| code | what happened | did not apply | retry safe | exit | HTTP |";
 
     @ParameterizedTest
-    @ValueSource(strings = {"README.md", "docs/HTTP.md"})
+    @ValueSource(strings = {"docs/CLI.md", "docs/HTTP.md"})
     void theDocumentsTableOfCodesIsTheEnums(String document) throws IOException {
         List<String> lines = Files.readAllLines(ROOT.resolve(document));
         int start = lines.indexOf(HEADING);

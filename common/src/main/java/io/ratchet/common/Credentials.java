@@ -3,7 +3,7 @@ package io.ratchet.common;
 import java.nio.file.Path;
 
 /**
- * What a client shows a cluster that runs with TLS and authentication (see the README's "Security").
+ * What a client shows a cluster that runs with TLS and authentication (see docs/DEPLOYING.md, "Security").
  *
  * @param caFile   PEM certificates the client trusts for the nodes' TLS certificates; null for plaintext
  * @param certFile the client's own certificate chain (PEM), for mutual TLS; null for none

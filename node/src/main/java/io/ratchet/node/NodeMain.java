@@ -146,12 +146,12 @@ public final class NodeMain {
             switch (halt.reason()) {
                 case LATER_RELEASE -> halt("node " + config.id() + " (ratchet " + Release.version() + ") halts: " + halt
                         + ". It stops rather than skip the entry and drift from the members that applied it: install the"
-                        + " release the others run (README, \"Upgrading\"), then start it again; it goes on from that entry",
+                        + " release the others run (docs/OPERATING.md, \"Upgrading\"), then start it again; it goes on from that entry",
                         EXIT_LATER_RELEASE);
                 case DISK_FAILED -> halt("node " + config.id() + " halts: its disk failed a write or an fsync (" + halt.cause()
                         + "). A failed fsync cannot be retried (the kernel may have dropped what it could not write), so it "
                         + "stops rather than serve on: check or replace the disk, then start it again (it recovers from "
-                        + "what it had made durable), or replace the node (README, \"Operating a cluster\")", EXIT_STORAGE);
+                        + "what it had made durable), or replace the node (docs/OPERATING.md, \"Operating a cluster\")", EXIT_STORAGE);
                 case DISK_FULL -> {
                     LOG.error("node {} stops serving: {}", config.id(), halt);
                     if (!closeWithin(node, CLOSE_TIMEOUT)) {

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * of {@code d} is honoured for between {@code 0.99 d} and {@code 1.01 d} of this node's real time while it
  * leads, whatever its wall clock does; a wall clock that stays moved is caught up with at that rate (a
  * five-minute step in about eight hours). The wall clock at the node's start is trusted as it is: the
- * assumption that the nodes' clocks agree within a small skew (README, "Clocks") covers that.
+ * assumption that the nodes' clocks agree within a small skew (docs/RECIPES.md, "Clocks") covers that.
  *
  * <p>Each reading compares the wall clock with where the monotonic clock says it should be; a difference
  * over {@link #STEP_MILLIS} is logged as a step (once per step) and counted. Thread-safe.
