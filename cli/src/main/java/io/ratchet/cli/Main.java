@@ -49,6 +49,21 @@ public final class Main implements Runnable {
             new Group("Cluster", List.of("status", "members", "leader", "stats", "quota", "backup", "bench", "help")),
             new Group("Security", List.of("auth", "user", "role")));
 
+    /**
+     * {@code ratchet} with every command registered and the help options everywhere, as {@code ratchet
+     * --help} builds it, for the generated reference (docs/reference/cli.md); {@code groups} receives each
+     * help heading with its commands, in order.
+     */
+    static CommandLine everyCommand(Map<String, List<String>> groups) {
+        CommandLine cli = new CommandLine(new Main());
+        for (Group g : GROUPS) {
+            g.commands().forEach(name -> cli.addSubcommand(name, newCommand(name)));
+            groups.put(g.heading(), g.commands());
+        }
+        helpEverywhere(cli, "");
+        return cli;
+    }
+
     /** A new instance of the named command; a switch, so that naming one loads no other command's class. */
     private static Object newCommand(String name) {
         return switch (name) {

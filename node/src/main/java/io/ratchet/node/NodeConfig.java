@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.function.Function;
 
@@ -60,6 +61,53 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
     public static final long DEFAULT_QUOTA_BYTES = 8L << 30;
     /** The free space under which writes that grow the state are refused, unless configured. */
     public static final long DEFAULT_MIN_FREE_BYTES = 1L << 30;
+
+    /**
+     * A key of a node's configuration file: its name, its default as it would be written in the file (null for
+     * none: the key is required, or what its absence means is in the description) and what it sets.
+     */
+    public record Key(String name, String defaultValue, String description) {
+    }
+
+    /**
+     * Every key {@link #load} reads, in the order a file usually has them: the one list of them. {@link #load}
+     * refuses to read a key not listed here, so that a new key cannot go undocumented; {@code
+     * docs/reference/config.md} is generated from this list, and its test checks that each default is what
+     * {@link #load} takes when the key is left out.
+     */
+    public static final List<Key> KEYS = List.of(
+            new Key("id", null, "this node's id, one of the ids in peers (required)"),
+            new Key("peers", null, "every voting member of the cluster: id=host:port,id=host:port,... (required)"),
+            new Key("storage", null, "the directory of the Raft log, the state's store and this node's files; "
+                    + "relative to the directory the node is started in (required)"),
+            new Key("group", DEFAULT_GROUP, "the cluster's name; every node of one cluster has the same"),
+            new Key("groups", "1", "how many Raft groups the cluster's keys are spread over, 1 to " + Groups.MAX
+                    + "; fixed when the cluster is formed, and the same on every node"),
+            new Key("listen", null, "the address the node listens on, Raft and HTTP: 0.0.0.0 (every interface) or "
+                    + "a local address, for a node whose address in peers is not its machine's own (behind NAT, in a "
+                    + "container); unset: its host in peers"),
+            new Key("snapshot.threshold", "10000", "log entries after which the store is flushed to disk (a snapshot) "
+                    + "and the log before it purged"),
+            new Key("log.segment.bytes", "8388608", "the size of one Raft log segment file; a purge drops whole "
+                    + "closed segments"),
+            new Key("election.timeout.min.ms", "300", "the least time a follower waits without hearing the leader "
+                    + "before it stands for election (milliseconds)"),
+            new Key("election.timeout.max.ms", "600", "the most; each wait is drawn between the two, so candidates "
+                    + "rarely collide (milliseconds, above the minimum)"),
+            new Key("sweep.interval.ms", "1000", "how often the leader proposes removing expired items "
+                    + "(milliseconds, at least 10)"),
+            new Key("http.port", "0", "the port of the HTTP API, console, /metrics and health probes; 0: none"),
+            new Key("quota.bytes", "0", "the storage quota this node proposes when it leads a cluster that never had "
+                    + "one set (ratchet quota set changes it later); bytes, or with KiB, MiB, GiB, TiB; 0: "
+                    + (DEFAULT_QUOTA_BYTES >> 30) + " GiB, at most its disk's size"),
+            new Key("store.block.cache", "128MiB", "the store's block cache (native memory)"),
+            new Key("store.write.buffer", "64MiB", "one memtable of the store (native memory; two at most are held)"),
+            new Key("store.min.free", "1GiB", "the free space on the store's disk under which the leader refuses "
+                    + "writes that grow the state, whatever the quota"),
+            new Key("tls.cert", null, "this node's certificate chain (PEM), for TLS on every port; tls.cert, tls.key "
+                    + "and tls.ca go together, or none (plaintext); paths as storage's"),
+            new Key("tls.key", null, "the certificate's private key (PKCS#8 PEM)"),
+            new Key("tls.ca", null, "the CA certificates this node trusts for its peers and clients (PEM)"));
 
     public NodeConfig {
         peers = Map.copyOf(peers);
@@ -177,7 +225,7 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         Path storage = base.resolve(required(p, file, "storage")).normalize();
         NodeConfig defaults = of(id, peers, storage);
         return new NodeConfig(id, peers,
-                p.getProperty("group", DEFAULT_GROUP),
+                Objects.requireNonNullElse(value(p, "group"), DEFAULT_GROUP),
                 storage,
                 number(p, file, "snapshot.threshold", defaults.snapshotThreshold(), Long::parseLong),
                 number(p, file, "log.segment.bytes", defaults.segmentSizeBytes(), Long::parseLong),
@@ -198,7 +246,7 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
     /** {@code tls.cert}, {@code tls.key} and {@code tls.ca}: all three, or none (no TLS). */
     private static TlsFiles tls(Properties p, Path file, Path base) {
         List<String> keys = List.of("tls.cert", "tls.key", "tls.ca");
-        List<String> given = keys.stream().filter(k -> p.getProperty(k) != null && !p.getProperty(k).isBlank()).toList();
+        List<String> given = keys.stream().filter(k -> value(p, k) != null && !value(p, k).isBlank()).toList();
         if (given.isEmpty()) {
             return null;
         }
@@ -206,7 +254,7 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
             throw new IllegalArgumentException(file + ": TLS needs tls.cert, tls.key and tls.ca together; only "
                     + String.join(" and ", given) + " " + (given.size() == 1 ? "is" : "are") + " set");
         }
-        Function<String, Path> path = k -> base.resolve(p.getProperty(k).trim()).normalize();
+        Function<String, Path> path = k -> base.resolve(value(p, k).trim()).normalize();
         return new TlsFiles(path.apply("tls.cert"), path.apply("tls.key"), path.apply("tls.ca"));
     }
 
@@ -231,8 +279,16 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
         return String.join(",", addresses);
     }
 
+    /** The file's value for {@code key}, which must be one of {@link #KEYS}: a key read is a key documented. */
+    private static String value(Properties p, String key) {
+        if (KEYS.stream().noneMatch(k -> k.name().equals(key))) {
+            throw new IllegalStateException("'" + key + "' is read but not in NodeConfig.KEYS: document it there");
+        }
+        return p.getProperty(key);
+    }
+
     private static String required(Properties p, Path file, String key) {
-        String value = p.getProperty(key);
+        String value = value(p, key);
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException(file + ": '" + key + "' is required");
         }
@@ -240,12 +296,12 @@ public record NodeConfig(String id, Map<String, String> peers, String group, Pat
     }
 
     private static String optional(Properties p, String key) {
-        String value = p.getProperty(key);
+        String value = value(p, key);
         return value == null || value.isBlank() ? null : value.trim();
     }
 
     private static <T> T number(Properties p, Path file, String key, T fallback, Function<String, T> parse) {
-        String value = p.getProperty(key);
+        String value = value(p, key);
         if (value == null) {
             return fallback;
         }
