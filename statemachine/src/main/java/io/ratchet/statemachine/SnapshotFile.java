@@ -26,7 +26,7 @@ import java.util.zip.CheckedOutputStream;
 
 /**
  * The snapshot format of the releases that held the state in the heap, read to convert such a node's
- * storage to the disk store once ({@link StateImport}) and to restore backups they took, and written by
+ * storage to the disk store once (at {@link RatchetStateMachine}'s start) and to restore backups they took, and written by
  * tests that make such files. A store's snapshot on disk: a magic number and format version, the last entry index and cluster
  * time, the items, documents, tombstones, remembered idempotent results and client sessions, and a CRC32C of
  * everything before it, in the snapshot's own layout ({@link SnapshotCodec}). Written to a temporary
