@@ -1,5 +1,7 @@
 package io.ratchet.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.chaos.checker.ListAppendChecker;
 import io.ratchet.chaos.history.Op;
 import io.ratchet.chaos.history.OpType;
 import io.ratchet.chaos.nemesis.NemesisLoop;
@@ -60,7 +62,7 @@ record Availability(List<FaultGap> faults) {
                     }
                 }
             } else if (op.type() == OpType.OK && !"final".equals(op.process()) && !NOT_COUNTED.contains(op.f())) {
-                (READS.contains(op.f()) ? reads : writes).add(op.time());
+                (isRead(op) ? reads : writes).add(op.time());
             }
         }
         List<FaultGap> gaps = new ArrayList<>();
@@ -68,6 +70,22 @@ record Availability(List<FaultGap> faults) {
             gaps.add(new FaultGap(w.kind(), gap(w, writes), gap(w, reads)));
         }
         return new Availability(gaps);
+    }
+
+    /** A read, or a transaction that only reads (the append workload's {@code getAll}). */
+    private static boolean isRead(Op op) {
+        if (READS.contains(op.f())) {
+            return true;
+        }
+        if (!ListAppendChecker.TXN.equals(op.f()) || op.input() == null) {
+            return false;
+        }
+        for (JsonNode m : op.input().path("ops")) {
+            if ("append".equals(m.path(0).asText())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

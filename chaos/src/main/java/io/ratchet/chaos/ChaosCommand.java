@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -36,14 +37,29 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "how long the clients run while the nemesis acts (default ${DEFAULT-VALUE})")
     Duration duration;
 
-    @Option(names = "--nemesis", defaultValue = "kill-leader",
-            description = "none, kill-leader, kill-any, pause, partition, mixed, membership or membership+kill-leader "
-                    + "(default ${DEFAULT-VALUE})")
+    @Option(names = "--nemesis", defaultValue = "kill-leader", completionCandidates = NemesisNames.class,
+            description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     String nemesis;
 
-    @Option(names = "--workload", defaultValue = "register",
-            description = "register, reservations, locks, fair-lock, semaphore, bank, watch or all, or several comma-separated (default ${DEFAULT-VALUE})")
+    @Option(names = "--workload", defaultValue = "register", completionCandidates = WorkloadNames.class,
+            description = "${COMPLETION-CANDIDATES}, or several comma-separated (default ${DEFAULT-VALUE})")
     String workload;
+
+    /** The nemeses --help lists: those {@link NemesisKind#parse} accepts, so that the two cannot drift apart. */
+    static final class NemesisNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Arrays.stream(NemesisKind.values()).map(NemesisKind::cliName).iterator();
+        }
+    }
+
+    /** The workloads --help lists: those {@link Workloads#check} accepts. */
+    static final class WorkloadNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Arrays.asList(Workloads.NAMES.split(", ")).iterator();
+        }
+    }
 
     @Option(names = "--seed", description = "seed for the harness' random choices (default: a random one, printed)")
     Long seed;
@@ -94,9 +110,40 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "resources.jsonl, and compare the run's start and end in the report (a soak); 0s: never (default ${DEFAULT-VALUE})")
     Duration resources;
 
+    @Option(names = "--abandon", defaultValue = "0.005",
+            description = "share of the append workload's transactions across groups whose coordinator goes away half way, "
+                    + "as a process killed mid-commit would (default ${DEFAULT-VALUE})")
+    double abandon;
+
     /** Test only: proves the harness can fail. Hidden, and named in the summary when on. */
     @Option(names = "--test-break-conditional-puts", hidden = true)
     boolean breakConditionalPuts;
+
+    /** Test only: append transactions without the checks of the keys they only read. */
+    @Option(names = "--test-skip-read-checks", hidden = true)
+    boolean skipReadChecks;
+
+    /** Test only: append reads across groups taken once, group after group. */
+    @Option(names = "--test-read-groups-once", hidden = true)
+    boolean readGroupsOnce;
+
+    /** The one deliberately broken client asked for, if any. */
+    private TestMode testMode() {
+        List<TestMode> asked = new ArrayList<>();
+        if (breakConditionalPuts) {
+            asked.add(TestMode.UNCONDITIONAL_PUTS);
+        }
+        if (skipReadChecks) {
+            asked.add(TestMode.UNCHECKED_READS);
+        }
+        if (readGroupsOnce) {
+            asked.add(TestMode.READS_ONCE);
+        }
+        if (asked.size() > 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "one test mode at a time, not " + asked);
+        }
+        return asked.isEmpty() ? TestMode.NONE : asked.get(0);
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -124,8 +171,8 @@ public final class ChaosCommand implements Callable<Integer> {
                 "-Xms64m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
         RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
                 interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
-                Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), breakConditionalPuts,
-                tls, auth, resources, groups);
+                Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), testMode(),
+                tls, auth, resources, groups, abandon);
         ChaosRun.Result result = ChaosRun.execute(settings, System.err);
         PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         stdout.print(result.report());

@@ -26,7 +26,6 @@ import io.ratchet.chaos.nemesis.PartitionNemesis;
 import io.ratchet.chaos.nemesis.PauseNemesis;
 import io.ratchet.chaos.nemesis.SlowNemesis;
 import io.ratchet.chaos.workload.ClientProcess;
-import io.ratchet.chaos.workload.UnconditionalPuts;
 import io.ratchet.chaos.workload.WorkerPool;
 import io.ratchet.chaos.workload.Workload;
 import io.ratchet.client.ClientOptions;
@@ -101,9 +100,8 @@ public final class ChaosRun {
                 : settings.auth() ? ", TLS on every port, authentication on" : ", TLS on every port"));
         report.field("duration", settings.duration().toSeconds() + " s, " + trim(settings.rate()) + " ops/s and "
                 + settings.concurrency() + " processes per workload, seed " + settings.seed());
-        if (settings.breakConditionalPuts()) {
-            report.field("TEST MODE", "conditional puts made unconditional (" + UnconditionalPuts.class.getSimpleName()
-                    + "): the register checker must find lost updates");
+        if (settings.testMode() != TestMode.NONE) {
+            report.field("TEST MODE", settings.testMode().description());
         }
         List<Workload> workloads = new ArrayList<>();
         for (Workload w : Workloads.named(settings.workload(), settings)) {
@@ -392,9 +390,9 @@ public final class ChaosRun {
         long ok = Report.count(ops, OpType.OK);
         long failed = Report.count(ops, OpType.FAIL);
         Summary summary = new Summary("valid".equals(result), settings.workload(), settings.nemesis().cliName(),
-                invoked, ok, failed, invoked - ok - failed, faults, changes, anomalies, result, verdict.checks(), skipped,
+                invoked, ok, failed, invoked - ok - failed, faults, changes, anomalies, result, verdict.checks(), details(results), skipped,
                 settings.seed(), settings.nodes(), settings.duration().toMillis() / 1000.0,
-                settings.breakConditionalPuts() ? "unconditional-puts" : null, error,
+                settings.testMode().json(), error,
                 settings.runDir().toAbsolutePath().toString(), gaps, settings.security(),
                 settings.auth() ? AuthRefusals.refusals(ops).size() : null);
         if (!ops.isEmpty()) {
@@ -412,6 +410,17 @@ public final class ChaosRun {
         problems.forEach(p -> report.line("Problem: " + p));
         report.blank().line("Result: " + result.toUpperCase(Locale.ROOT) + (ops.isEmpty() ? "" : "   (history: history.jsonl, node logs: nodes/*.log)"));
         return new Result(summary, report.text());
+    }
+
+    /** Each check's figures for the summary, by workload; null when no check gives any. */
+    private static Map<String, Map<String, Object>> details(List<CheckResult> results) {
+        Map<String, Map<String, Object>> details = new TreeMap<>();
+        for (CheckResult r : results) {
+            if (!r.details().isEmpty()) {
+                details.put(r.workload(), r.details());
+            }
+        }
+        return details.isEmpty() ? null : details;
     }
 
     private void log(String message) {

@@ -56,9 +56,9 @@ final class Report {
         return this;
     }
 
-    /** A compare-exchange whose condition failed, a lock taken, a stale token: an answer, but a no. */
+    /** A compare-exchange whose condition failed, a lock taken, a stale token, a transaction's conflict: an answer, but a no. */
     private static boolean refused(JsonNode output) {
-        for (String field : List.of("successful", "granted", "accepted", "released")) {
+        for (String field : List.of("successful", "granted", "accepted", "released", "committed")) {
             if (output != null && output.has(field) && !output.get(field).asBoolean()) {
                 return true;
             }

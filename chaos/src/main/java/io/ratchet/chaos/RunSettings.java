@@ -23,19 +23,21 @@ import java.util.List;
  * @param checkBudget          the most the linearizability search may take
  * @param snapshotThreshold    log entries between node snapshots
  * @param nodeJvmOptions       options for each node's JVM
- * @param breakConditionalPuts test-only: the register workload's deliberately broken client
+ * @param testMode             test-only: a deliberately broken client, or {@link TestMode#NONE}
  * @param tls                  TLS on every port, with a CA and certificates made for the run
  * @param auth                 authentication on, each workload as a user confined to its key prefixes (needs tls)
  * @param resourceInterval     how often each node's heap after GC, threads, open files and disk use are sampled
  *                             ({@code resources.jsonl}); zero: never
  * @param groups               how many Raft groups the cluster's keys spread over ({@code groups} in each node's
  *                             configuration; 1 is a cluster as it always was)
+ * @param abandon              the share of the append workload's transactions across groups whose coordinator
+ *                             goes away half way, as a process killed mid-commit would
  */
 public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, String workload, long seed, double rate,
                           int concurrency, Path runDir, Path ratchetJar, Duration quietSpell, Duration faultSpell,
                           Duration operationTimeout, Duration checkBudget, long snapshotThreshold,
-                          List<String> nodeJvmOptions, boolean breakConditionalPuts, boolean tls, boolean auth,
-                          Duration resourceInterval, int groups) {
+                          List<String> nodeJvmOptions, TestMode testMode, boolean tls, boolean auth,
+                          Duration resourceInterval, int groups, double abandon) {
     public RunSettings {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, not " + nodes);
@@ -51,6 +53,9 @@ public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, Str
         }
         if (groups < 1 || groups > Groups.MAX) {
             throw new IllegalArgumentException("--groups must be 1.." + Groups.MAX + ", not " + groups);
+        }
+        if (abandon < 0 || abandon > 1) {
+            throw new IllegalArgumentException("--abandon is a share between 0 and 1, not " + abandon);
         }
         nodeJvmOptions = List.copyOf(nodeJvmOptions);
     }

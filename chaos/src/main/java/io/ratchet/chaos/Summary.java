@@ -23,6 +23,8 @@ import java.util.Map;
  * @param changes   what a membership nemesis changed ({@code MembershipNemesis#changes()}); null without one
  * @param result    valid, invalid, unknown (a check could not decide), skipped, or error (the harness failed)
  * @param checks    each workload's verdict
+ * @param details   figures a check gives beside its verdict, by workload (the append check's transaction counts
+ *                  and the strongest model its history met); absent when none does
  * @param skipped   workloads or nemeses that could not run here, with the reason
  * @param testMode  set when a deliberately broken test mode was on
  * @param gaps      per fault, how long answered writes and reads stopped ({@link Availability})
@@ -32,10 +34,10 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "changes", "unknown_per_fault",
         "write_gap_ms", "read_gap_ms", "security", "auth_refusals", "anomalies", "result",
-        "checks", "skipped", "seed", "nodes", "duration_s", "test_mode", "error", "run_dir"})
+        "checks", "details", "skipped", "seed", "nodes", "duration_s", "test_mode", "error", "run_dir"})
 public record Summary(boolean valid, String workload, String nemesis, long ops, long ok, long failed, long unknown,
                       int faults, Map<String, Integer> changes, List<Anomaly> anomalies, String result, Map<String, Validity> checks,
-                      List<String> skipped, long seed, int nodes, @JsonProperty("duration_s") double durationSeconds,
+                      Map<String, Map<String, Object>> details, List<String> skipped, long seed, int nodes, @JsonProperty("duration_s") double durationSeconds,
                       @JsonProperty("test_mode") String testMode, String error, @JsonProperty("run_dir") String runDir,
                       @JsonIgnore Availability gaps, String security, @JsonProperty("auth_refusals") Integer authRefusals) {
 

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * under kill-leader in one run (they share a cluster, which keeps this near a minute on a 2-core
  * machine); a second run uses a deliberately broken client that the register checker must catch, so the
  * harness is known to be able to fail; a third grows, shrinks and replaces nodes; a fourth runs on TLS with
- * authentication on; two more step nodes' clocks and break their disks. Runs after packaging (failsafe), with the node jar built by the reactor.
+ * authentication on; two more step nodes' clocks and break their disks; one runs list-append transactions
+ * across four groups. Runs after packaging (failsafe), with the node jar built by the reactor.
  */
 class ChaosHarnessIT {
     private static final Path HOME = Path.of(System.getProperty("ratchet.home", "..")).toAbsolutePath().normalize();
@@ -89,6 +90,33 @@ class ChaosHarnessIT {
     void watchersSeeEveryChangeBeforeThemAndNoneOverruns() throws IOException {
         assertEquals("valid", all.summary.path("checks").path("watch").asText(), all.toString());
         assertTrue(answered(all, "watch") >= 10, "the watch workload ran: " + answered(all, "watch"));
+    }
+
+    @Test
+    void appendTransactionsInOneGroupAreStrictlySerializable() throws IOException {
+        assertEquals("valid", all.summary.path("checks").path("append").asText(), all.toString());
+        assertEquals("strict-serializable", all.summary.path("details").path("append").path("model").asText(), all.toString());
+        assertTrue(answered(all, "append") >= 10, "the append workload ran: " + answered(all, "append"));
+    }
+
+    /**
+     * List-append transactions on four groups while leaders are killed: single-group ones beside ones across
+     * groups, and one in twenty of those abandoned by its coordinator half way. No anomaly, and at least the
+     * model docs/DESIGN.md promises (strict serializability within a group, serializability across).
+     */
+    @Test
+    void appendTransactionsAcrossFourGroupsAreSerializable() throws Exception {
+        Run run = chaos("append-groups", "--workload", "append", "--groups", "4", "--nemesis", "kill-leader",
+                "--duration", "20s", "--abandon", "0.05", "--seed", "9");
+        assertEquals(0, run.code, run.toString());
+        assertEquals("valid", run.summary.path("checks").path("append").asText(), run.toString());
+        JsonNode append = run.summary.path("details").path("append");
+        assertTrue(List.of("strict-serializable", "serializable+strict-per-group").contains(append.path("model").asText()),
+                "the model promised: " + append);
+        assertTrue(append.path("cross_group").asInt() >= 20, "transactions crossed groups: " + append);
+        assertTrue(append.path("committed").asInt() >= 20, "transactions committed: " + append);
+        assertTrue(run.summary.get("faults").asInt() >= 1, "at least one leader was killed: " + run.summary);
+        assertNodesGone(run.dir);
     }
 
     @Test

@@ -20,7 +20,7 @@ class WorkloadsTest {
     void noTwoWorkloadsShareAKeyPrefix() {
         RunSettings settings = new RunSettings(3, Duration.ofSeconds(1), NemesisKind.NONE, "all", 1, 1, 1, Path.of("unused"),
                 Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                1000, List.of(), false, true, true, Duration.ZERO, 1);
+                1000, List.of(), TestMode.NONE, true, true, Duration.ZERO, 1, 0.005);
         List<Workload> all = Workloads.named("all", settings);
         for (Workload a : all) {
             assertFalse(a.keyPrefixes().isEmpty(), a.name());
@@ -45,7 +45,7 @@ class WorkloadsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new RunSettings(3, Duration.ofSeconds(1), NemesisKind.NONE, "all", 1, 1, 1, Path.of("unused"),
                         Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                        Duration.ofSeconds(1), 1000, List.of(), false, false, true, Duration.ZERO, 1));
+                        Duration.ofSeconds(1), 1000, List.of(), TestMode.NONE, false, true, Duration.ZERO, 1, 0.005));
         assertTrue(e.getMessage().contains("--auth needs --tls"), e.getMessage());
     }
 }

@@ -16,7 +16,7 @@ import java.util.Random;
  *
  * <p>The node is {@linkplain NodeProcess#claim() claimed} while its clock is off, so a membership change
  * never starts it afresh meanwhile: a node trusts its wall clock as it finds it at its start (the skew
- * assumption, README "Clocks"), which a node started on a stepped clock would break.
+ * assumption, docs/RECIPES.md, "Clocks"), which a node started on a stepped clock would break.
  */
 public final class ClockNemesis implements Nemesis {
     static final int MIN_STEP_S = 60;

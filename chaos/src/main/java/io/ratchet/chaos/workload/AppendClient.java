@@ -1,0 +1,43 @@
+package io.ratchet.chaos.workload;
+
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.TransactionResult;
+import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Item;
+import java.util.List;
+
+/**
+ * The two calls the append workload's transactions are made of: a read of several keys at one moment, and
+ * a transaction. The client's own, unless a test swaps in a deliberately broken one ({@link UncheckedReads},
+ * {@link ReadsTakenOnce}) to show the checker catches what it breaks.
+ */
+public interface AppendClient {
+    /** The items under {@code keys} that exist, as they all were at one moment. */
+    List<Item> getAll(List<String> keys);
+
+    /** Every operation or none. */
+    TransactionResult transaction(List<Command.Op> ops);
+
+    /** The client underneath, for the raw steps of a transaction whose coordinator goes away. */
+    RatchetClient client();
+
+    /** The real client, unchanged. */
+    static AppendClient of(RatchetClient client) {
+        return new AppendClient() {
+            @Override
+            public List<Item> getAll(List<String> keys) {
+                return client.getAll(keys);
+            }
+
+            @Override
+            public TransactionResult transaction(List<Command.Op> ops) {
+                return client.transaction(ops);
+            }
+
+            @Override
+            public RatchetClient client() {
+                return client;
+            }
+        };
+    }
+}
