@@ -1,14 +1,12 @@
 package io.ratchet.chaos;
 
-import static io.ratchet.chaos.ReferencePage.cell;
-import static io.ratchet.chaos.ReferencePage.code;
+import static io.ratchet.node.ReferencePage.cell;
+import static io.ratchet.node.ReferencePage.code;
 
-import java.util.ArrayList;
+import io.ratchet.node.ReferencePage;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,7 +52,7 @@ final class ChaosReference {
         line("");
         line("| Nemesis | What it does |");
         line("|---|---|");
-        Map<NemesisKind, String> javadoc = javadocOfConstants(nemesisSource);
+        Map<NemesisKind, String> javadoc = ReferencePage.javadocOfConstants(nemesisSource, NemesisKind.class);
         for (NemesisKind kind : NemesisKind.values()) {
             line("| " + code(kind.cliName()) + " | " + cell(javadoc.get(kind)) + " |");
         }
@@ -104,28 +102,6 @@ final class ChaosReference {
         }
     }
 
-    /** Each constant's javadoc in NemesisKind.java, as plain text; every constant must have one. */
-    static Map<NemesisKind, String> javadocOfConstants(String source) {
-        Map<NemesisKind, String> text = new EnumMap<>(NemesisKind.class);
-        Matcher m = CONSTANT_JAVADOC.matcher(source);
-        while (m.find()) {
-            String doc = m.group(1).replaceAll("(?m)^\\s*\\*\\s?", " ").replaceAll("\\s+", " ").strip()
-                    .replaceAll("\\{@link\\s+[^}\\s]+\\s+([^}]+)}", "$1")
-                    .replaceAll("\\{@link\\s+(?:[\\w.]*#)?([^}\\s]+)}", "$1")
-                    .replaceAll("\\{@code\\s+([^}]+)}", "$1");
-            try {
-                text.put(NemesisKind.valueOf(m.group(2)), doc);
-            } catch (IllegalArgumentException notAConstant) {
-                // A javadoc before something else in the file.
-            }
-        }
-        List<NemesisKind> undocumented = new ArrayList<>(Arrays.asList(NemesisKind.values()));
-        undocumented.removeAll(text.keySet());
-        if (!undocumented.isEmpty()) {
-            throw new IllegalStateException("NemesisKind " + undocumented + " has no javadoc to describe it with");
-        }
-        return text;
-    }
 
     private void line(String text) {
         out.append(text).append('\n');

@@ -1,5 +1,6 @@
 package io.ratchet.chaos;
 
+import io.ratchet.node.ReferencePage;
 import java.io.IOException;
 import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
@@ -10,6 +11,6 @@ class ChaosReferenceTest {
     void theChaosReferenceIsTheHarnessAsItIs() throws IOException {
         String nemesisSource = Files.readString(ReferencePage.directory().getParent().getParent()
                 .resolve("chaos/src/main/java/io/ratchet/chaos/NemesisKind.java"));
-        ReferencePage.check("chaos.md", ChaosReferenceTest.class, ChaosReference.page(nemesisSource));
+        ReferencePage.check("chaos.md", "chaos", ChaosReferenceTest.class, ChaosReference.page(nemesisSource));
     }
 }

@@ -3,6 +3,7 @@ package io.ratchet.cli;
 import static io.ratchet.node.ReferencePage.cell;
 import static io.ratchet.node.ReferencePage.code;
 
+import io.ratchet.node.ReferencePage;
 import io.ratchet.client.ErrorCode;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,13 +11,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgGroupSpec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -189,7 +187,7 @@ final class CliReference {
 
     /** The exit codes, and the table of every {@link ErrorCode}: its name, exit code, HTTP status and meaning. */
     private void exitCodes(String source) {
-        Map<ErrorCode, String> meaning = javadocOfConstants(source);
+        Map<ErrorCode, String> meaning = ReferencePage.javadocOfConstants(source, ErrorCode.class);
         line("");
         line("## Exit codes");
         line("");
@@ -218,27 +216,6 @@ final class CliReference {
         }
     }
 
-    private static final Pattern CONSTANT_JAVADOC = Pattern.compile("/\\*\\*((?:(?!\\*/).)*)\\*/\\s*([A-Z][A-Z0-9_]*)\\(",
-            Pattern.DOTALL);
-
-    /** Each constant's javadoc in ErrorCode.java, as plain text; every constant must have one. */
-    static Map<ErrorCode, String> javadocOfConstants(String source) {
-        Map<ErrorCode, String> meaning = new EnumMap<>(ErrorCode.class);
-        Matcher m = CONSTANT_JAVADOC.matcher(source);
-        while (m.find()) {
-            String text = m.group(1).replaceAll("(?m)^\\s*\\*\\s?", " ").replaceAll("\\s+", " ").strip()
-                    .replaceAll("\\{@link\\s+[^}\\s]+\\s+([^}]+)}", "$1")
-                    .replaceAll("\\{@link\\s+(?:[\\w.]*#)?([^}\\s]+)}", "$1")
-                    .replaceAll("\\{@code\\s+([^}]+)}", "$1");
-            meaning.put(ErrorCode.valueOf(m.group(2)), text);
-        }
-        for (ErrorCode c : ErrorCode.values()) {
-            if (!meaning.containsKey(c)) {
-                throw new IllegalStateException("ErrorCode." + c + " has no javadoc to describe it with");
-            }
-        }
-        return meaning;
-    }
 
     /** GitHub's anchor for a heading. */
     private static String anchor(String heading) {

@@ -7,7 +7,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A page of {@code docs/reference/} that is generated from the code, and the check that the committed page
@@ -94,5 +98,36 @@ public final class ReferencePage {
             }
         }
         return "line endings differ";
+    }
+
+    private static final Pattern CONSTANT_JAVADOC =
+            Pattern.compile("/\\*\\*((?:(?!\\*/).)*)\\*/\\s*([A-Z][A-Z0-9_]*)\\s*[(,;]", Pattern.DOTALL);
+
+    /**
+     * Each constant's javadoc in {@code source} (the enum's own .java file), as plain text: the one place a
+     * constant's meaning is written, since an enum carries no description at run time.
+     *
+     * @throws IllegalStateException when a constant has none
+     */
+    public static <E extends Enum<E>> Map<E, String> javadocOfConstants(String source, Class<E> type) {
+        Map<E, String> text = new EnumMap<>(type);
+        Matcher m = CONSTANT_JAVADOC.matcher(source);
+        while (m.find()) {
+            String doc = m.group(1).replaceAll("(?m)^\\s*\\*\\s?", " ").replaceAll("\\s+", " ").strip()
+                    .replaceAll("\\{@link\\s+[^}\\s]+\\s+([^}]+)}", "$1")
+                    .replaceAll("\\{@link\\s+(?:[\\w.]*#)?([^}\\s]+)}", "$1")
+                    .replaceAll("\\{@code\\s+([^}]+)}", "$1");
+            for (E constant : type.getEnumConstants()) {
+                if (constant.name().equals(m.group(2))) {
+                    text.put(constant, doc);
+                }
+            }
+        }
+        for (E constant : type.getEnumConstants()) {
+            if (!text.containsKey(constant)) {
+                throw new IllegalStateException(type.getSimpleName() + "." + constant + " has no javadoc to describe it with");
+            }
+        }
+        return text;
     }
 }
