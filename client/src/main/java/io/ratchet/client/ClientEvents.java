@@ -1,9 +1,7 @@
 package io.ratchet.client;
 
-import io.ratchet.common.Failures;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,37 +20,18 @@ import java.util.function.LongSupplier;
  * hedges, sessions opened, and the locks this client holds now. Thread-safe.
  */
 public final class ClientEvents {
-    /** How an operation ended: its {@code outcome} tag. */
-    public enum Outcome {
-        /** A write applied. */
-        APPLIED,
-        /** A write's condition failed: nothing applied, the current state came back. */
-        CONFLICT,
-        /** A read was answered. */
-        OK,
-        /** The cluster refused it and wrote nothing: invalid, not permitted, over the quota, disk full. */
-        REFUSED,
-        /** No node served it in its time, and nothing of it applied. */
-        UNAVAILABLE,
-        /** A write got no answer: it may or may not have applied. */
-        UNKNOWN;
+    /** The outcome of a write that applied. */
+    public static final String APPLIED = "applied";
+    /** The outcome of a read that was answered. */
+    public static final String OK = "ok";
 
-        /** The tag value: the name in lower case. */
-        public String tag() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-
-        /** How a failed operation ended, by the type of its error. */
-        public static Outcome of(Throwable error) {
-            Throwable cause = Failures.unwrap(error);
-            if (cause instanceof UnknownOutcomeException) {
-                return UNKNOWN;
-            }
-            if (cause instanceof ClusterUnavailableException) {
-                return UNAVAILABLE;
-            }
-            return REFUSED;
-        }
+    /**
+     * How an operation that failed ended: its {@link ErrorCode}'s name, the one table every failure is named
+     * from (the command line's exit codes and the HTTP API's {@code code} name the same ones), such as
+     * {@code condition_failed}, {@code cluster_unavailable} or {@code unknown_outcome}.
+     */
+    public static String outcomeOf(Throwable error) {
+        return ErrorCode.of(error).wireName();
     }
 
     /** Hears a client's events; every method has an empty default. Called on the client's threads: return quickly. */
@@ -62,9 +41,11 @@ public final class ClientEvents {
          *
          * @param operation the method, as the {@code operation} tag: put, delete, transaction, request, get,
          *                  getAll, list, getDocument, watch
+         * @param outcome   {@link #APPLIED}, {@link #OK}, or the failure's {@link ErrorCode} name; a write whose
+         *                  condition failed (a normal answer) is {@code condition_failed}
          * @param nanos     from the call to its end, retries included
          */
-        default void operation(String operation, Outcome outcome, long nanos) {
+        default void operation(String operation, String outcome, long nanos) {
         }
 
         /** A message was sent again: to the next node, or to the leader a node named. */
@@ -153,16 +134,16 @@ public final class ClientEvents {
 
     /**
      * Reports {@code operation}'s end to the listeners, with its outcome from {@code outcome} (for a
-     * result) or from the error's type. Returns {@code call} itself.
+     * result) or from the error's code. Returns {@code call} itself.
      */
-    public <T> CompletableFuture<T> timed(String operation, CompletableFuture<T> call, Function<T, Outcome> outcome) {
+    public <T> CompletableFuture<T> timed(String operation, CompletableFuture<T> call, Function<T, String> outcome) {
         Listener[] now = listeners;
         if (now.length == 0) {
             return call;
         }
         long start = nanoClock.getAsLong();
         call.whenComplete((result, error) -> {
-            Outcome o = error == null ? outcome.apply(result) : Outcome.of(error);
+            String o = error == null ? outcome.apply(result) : outcomeOf(error);
             long took = nanoClock.getAsLong() - start;
             for (Listener l : now) {
                 l.operation(operation, o, took);

@@ -286,7 +286,7 @@ public final class RatchetClient implements AutoCloseable {
     public CompletableFuture<TransactionResult> transactionAsync(List<Command.Op> ops, String idempotencyKey,
                                                                  Duration retention) {
         return events.timed("transaction", transact(ops, idempotencyKey, retention),
-                t -> t.successful() ? ClientEvents.Outcome.APPLIED : ClientEvents.Outcome.CONFLICT);
+                t -> t.successful() ? ClientEvents.APPLIED : CONDITION_FAILED);
     }
 
     private CompletableFuture<TransactionResult> transact(List<Command.Op> ops, String idempotencyKey, Duration retention) {
@@ -327,7 +327,7 @@ public final class RatchetClient implements AutoCloseable {
      */
     public CompletableFuture<List<Result>> submitAsync(Request request) {
         return events.timed("request", submit(request), results -> results.stream().allMatch(RatchetClient::applied)
-                ? ClientEvents.Outcome.APPLIED : ClientEvents.Outcome.CONFLICT);
+                ? ClientEvents.APPLIED : CONDITION_FAILED);
     }
 
     private CompletableFuture<List<Result>> submit(Request request) {
@@ -816,8 +816,11 @@ public final class RatchetClient implements AutoCloseable {
 
     // ---- the send path
 
-    private static ClientEvents.Outcome outcomeOf(CompareExchangeResult result) {
-        return result.successful() ? ClientEvents.Outcome.APPLIED : ClientEvents.Outcome.CONFLICT;
+    /** The outcome of a write whose condition failed: a normal answer, named as the failure would be. */
+    private static final String CONDITION_FAILED = ErrorCode.CONDITION_FAILED.wireName();
+
+    private static String outcomeOf(CompareExchangeResult result) {
+        return result.successful() ? ClientEvents.APPLIED : CONDITION_FAILED;
     }
 
     /** Whether a raw request's result is an applied one (a failed condition is not). */
@@ -825,8 +828,8 @@ public final class RatchetClient implements AutoCloseable {
         return !(result instanceof Result.Write w && !w.successful()) && !(result instanceof Result.Txn t && !t.successful());
     }
 
-    private static ClientEvents.Outcome answered(Object read) {
-        return ClientEvents.Outcome.OK;
+    private static String answered(Object read) {
+        return ClientEvents.OK;
     }
 
     private static CompareExchangeResult toWriteResult(Result result) {

@@ -41,32 +41,32 @@ class RatchetClientMetricsTest {
     }
 
     @Test
-    void eachOperationIsTimedByItsKindAndOutcomeWithNoKeyTag() {
+    void eachOperationIsTimedByItsKindAndOutcomeNamedByItsErrorCodeWithNoKeyTag() {
         AtomicLong now = new AtomicLong(0);
         ClientEvents events = new ClientEvents(now::get);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new RatchetClientMetrics(new Metrics(), events, Tags.of("client", "billing")).bindTo(registry);
 
         CompletableFuture<CompareExchangeResult> put = events.timed("put", new CompletableFuture<>(),
-                r -> r.successful() ? ClientEvents.Outcome.APPLIED : ClientEvents.Outcome.CONFLICT);
+                r -> r.successful() ? ClientEvents.APPLIED : "condition_failed");
         now.addAndGet(TimeUnit.MILLISECONDS.toNanos(3));
         put.complete(new CompareExchangeResult(true, "k", null));
         events.timed("put", CompletableFuture.completedFuture(new CompareExchangeResult(false, "k", null)),
-                r -> r.successful() ? ClientEvents.Outcome.APPLIED : ClientEvents.Outcome.CONFLICT);
+                r -> r.successful() ? ClientEvents.APPLIED : "condition_failed");
         events.timed("put", CompletableFuture.<CompareExchangeResult>failedFuture(new UnknownOutcomeException("lost", null)),
-                r -> ClientEvents.Outcome.APPLIED);
+                r -> ClientEvents.APPLIED);
         events.timed("get", CompletableFuture.failedFuture(new ClusterUnavailableException("none", null)),
-                r -> ClientEvents.Outcome.OK);
+                r -> ClientEvents.OK);
         events.timed("get", CompletableFuture.failedFuture(new InvalidRequestException("bad key", null)),
-                r -> ClientEvents.Outcome.OK);
+                r -> ClientEvents.OK);
 
         var applied = registry.get("ratchet.client.requests").tags("operation", "put", "outcome", "applied", "client", "billing").timer();
         assertEquals(1, applied.count());
         assertEquals(3.0, applied.totalTime(TimeUnit.MILLISECONDS), 1e-9);
-        assertEquals(1, registry.get("ratchet.client.requests").tags("operation", "put", "outcome", "conflict").timer().count());
-        assertEquals(1, registry.get("ratchet.client.requests").tags("operation", "put", "outcome", "unknown").timer().count());
-        assertEquals(1, registry.get("ratchet.client.requests").tags("operation", "get", "outcome", "unavailable").timer().count());
-        assertEquals(1, registry.get("ratchet.client.requests").tags("operation", "get", "outcome", "refused").timer().count());
+        assertEquals(1, registry.get("ratchet.client.requests").tags("operation", "put", "outcome", "condition_failed").timer().count());
+        assertEquals(1, registry.get("ratchet.client.requests").tags("operation", "put", "outcome", "unknown_outcome").timer().count());
+        assertEquals(1, registry.get("ratchet.client.requests").tags("operation", "get", "outcome", "cluster_unavailable").timer().count());
+        assertEquals(1, registry.get("ratchet.client.requests").tags("operation", "get", "outcome", "invalid_request").timer().count());
         assertTrue(registry.getMeters().stream().noneMatch(m -> m.getId().getTag("key") != null),
                 "no meter is tagged with a key written");
     }

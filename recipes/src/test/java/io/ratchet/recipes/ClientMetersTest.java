@@ -26,13 +26,13 @@ class ClientMetersTest extends OnInProcessCluster {
     }
 
     @Test
-    void aReservationAndItsLosingTwinAreTimedAsAppliedAndConflict() {
+    void aReservationAndItsLosingTwinAreTimedAsAppliedAndConditionFailed() {
         client.put("emails/ada@example.com", "user-1", 0);
         client.put("emails/ada@example.com", "user-2", 0);
         client.get("emails/ada@example.com");
 
         assertEquals(1, timer("put", "applied"));
-        assertEquals(1, timer("put", "conflict"));
+        assertEquals(1, timer("put", "condition_failed"));
         assertEquals(1, timer("get", "ok"));
         assertEquals(1.0, registry.get("ratchet.client.sessions.opened").functionCounter().count(), "one session for every write");
     }

@@ -27,8 +27,10 @@ import java.util.function.ToLongFunction;
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th><th>what</th></tr>
  *   <tr><td>{@code ratchet.client.requests}</td><td>timer</td><td>{@code operation}, {@code outcome}</td>
- *       <td>each operation from call to end, retries included; outcome is one of
- *       {@link ClientEvents.Outcome}'s tags: applied, conflict, ok (a read), refused, unavailable, unknown</td></tr>
+ *       <td>each operation from call to end, retries included; outcome is {@code applied} (a write),
+ *       {@code ok} (a read), or the failure's {@link io.ratchet.client.ErrorCode} name, the one the command line
+ *       and the HTTP API give it: {@code condition_failed} (a write refused for its index, a normal
+ *       answer), {@code cluster_unavailable}, {@code unknown_outcome}, {@code invalid_request}, ...</td></tr>
  *   <tr><td>{@code ratchet.client.resends}</td><td>counter</td><td></td><td>messages sent again (next node, leader named)</td></tr>
  *   <tr><td>{@code ratchet.client.leader.changes}</td><td>counter</td><td></td><td>new leaders the client followed (failovers)</td></tr>
  *   <tr><td>{@code ratchet.client.hedges}</td><td>counter</td><td></td><td>unanswered attempts also sent to another node</td></tr>
@@ -127,8 +129,8 @@ public final class RatchetClientMetrics implements MeterBinder {
         }
 
         @Override
-        public void operation(String operation, ClientEvents.Outcome outcome, long nanos) {
-            timer("ratchet.client.requests", "operation", operation, outcome.tag(),
+        public void operation(String operation, String outcome, long nanos) {
+            timer("ratchet.client.requests", "operation", operation, outcome,
                     "operations from call to end, retries included").record(nanos, TimeUnit.NANOSECONDS);
         }
 
