@@ -6,9 +6,7 @@ import io.ratchet.recipes.lock.LockOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -184,9 +182,9 @@ public class RatchetProperties {
             throw new IllegalStateException("ratchet.peers is not set: give the nodes' client addresses, as in"
                     + " ratchet.peers=n1=127.0.0.1:7001,n2=127.0.0.1:7002,n3=127.0.0.1:7003");
         }
-        Map<String, String> byId = new LinkedHashMap<>(ClientOptions.parse(String.join(",", peers)).peers());
-        return new ClientOptions(byId, group, requestTimeout, maxAttempts, operationTimeout, sessionTimeout,
-                new Credentials(tls.ca, tls.cert, tls.key, token == null || token.isBlank() ? null : token));
+        return ClientOptions.parse(String.join(",", peers)).withGroup(group)
+                .withTimeouts(requestTimeout, maxAttempts, operationTimeout).withSessionTimeout(sessionTimeout)
+                .withCredentials(new Credentials(tls.ca, tls.cert, tls.key, token == null || token.isBlank() ? null : token));
     }
 
     /** The lock options: the owner given, or a fresh one. */
