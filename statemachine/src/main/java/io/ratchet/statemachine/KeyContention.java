@@ -1,6 +1,7 @@
 package io.ratchet.statemachine;
 
 import io.ratchet.protocol.Keys;
+import io.ratchet.protocol.Result;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -76,6 +77,12 @@ public final class KeyContention {
     /** The {@code limit} keys refused most often (ties: most attempts), most first. */
     public synchronized List<Counts> hottest(int limit) {
         return counters.values().stream().map(Counter::counts).sorted(HOTTEST).limit(limit).toList();
+    }
+
+    /** The answer to {@link io.ratchet.protocol.Query.Contention}: the {@code limit} hottest keys and since when they are counted. */
+    public Result.Contention answer(int limit) {
+        return new Result.Contention(since(), hottest(limit).stream()
+                .map(k -> new Result.KeyContention(k.key(), k.attempts(), k.commits(), k.refused())).toList());
     }
 
     private static final Comparator<Counts> HOTTEST = Comparator.comparingLong(Counts::refused)

@@ -595,9 +595,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
                     return locked != null ? locked : read(get);
                 }).toList());
                 case WATCH -> watch((Query.Watch) query).thenApply(List::of);
-                case CONTENTION -> CompletableFuture.completedFuture(List.of(new Result.Contention(contention.since(),
-                        contention.hottest(((Query.Contention) query).limit()).stream().map(k -> new Result.KeyContention(
-                                k.key(), k.attempts(), k.commits(), k.refused())).toList())));
+                case CONTENTION -> CompletableFuture.completedFuture(List.of(contention.answer(((Query.Contention) query).limit())));
                 case TXN_STATUS -> CompletableFuture.completedFuture(store.txnStates(((Query.TxnStatus) query).txns()));
                 case GET, GET_ALL, LIST_ITEMS, STATS, GET_DOCUMENT, AUTH_STATUS ->
                         CompletableFuture.completedFuture(List.of(read(query)));

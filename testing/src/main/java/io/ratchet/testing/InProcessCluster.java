@@ -24,6 +24,7 @@ import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
 import io.ratchet.statemachine.CompareExchangeStore;
+import io.ratchet.statemachine.KeyContention;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -126,6 +127,8 @@ public final class InProcessCluster implements AutoCloseable {
     private final Object lock = new Object();
     /** Guarded by {@link #lock}, like the state machine's store. */
     private final CompareExchangeStore store = new CompareExchangeStore();
+    /** The refused conditions per key, as a node counts them (not replicated state: one count for the cluster here). */
+    private final KeyContention contention;
     /** The last log index handed out; guarded by {@link #lock}. */
     private long index;
     /** Guarded by {@link #lock}. */
@@ -152,6 +155,8 @@ public final class InProcessCluster implements AutoCloseable {
     public InProcessCluster() {
         thread = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("in-process-cluster"));
         thread.setRemoveOnCancelPolicy(true);
+        contention = new KeyContention(clock.get());
+        store.countContentionIn(contention);
     }
 
     private static Map<String, String> nodes() {
@@ -606,6 +611,8 @@ public final class InProcessCluster implements AutoCloseable {
                 results = List.of(now);
             } else if (query instanceof Query.Gets gets) {
                 results = gets.gets().stream().map(this::answerOf).toList();
+            } else if (query instanceof Query.Contention c) {
+                results = List.of(contention.answer(c.limit()));
             } else {
                 results = List.of(answerOf(query));
             }

@@ -49,6 +49,17 @@ class RatchetClientTest {
     // ---- cancelling a watch
 
     @Test
+    void theContentionQueryNamesTheKeyWhoseConditionWasRefusedAsANodeCountsIt() {
+        client.put("counters/hot", 1, 0);
+        client.put("counters/hot", 2, 0);          // refused: the key exists
+        client.put("counters/calm", 1, 0);
+
+        Result.Contention seen = client.contention(5).value();
+        assertEquals(List.of(new Result.KeyContention("counters/hot", 1, 0, 1)), seen.keys(),
+                "only a key with a refused condition is counted, from its first refusal on");
+    }
+
+    @Test
     void aCancelledWatchIsNotArmedAgainWhileAnUncancelledOneIs() {
         long index = client.put("watched/k", 1, 0).index();
         CompletableFuture<WatchResult> kept = client.watchAsync("watched/k", index, Duration.ofSeconds(20));

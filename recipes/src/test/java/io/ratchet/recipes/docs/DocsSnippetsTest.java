@@ -54,16 +54,10 @@ import org.opentest4j.AssertionFailedError;
  *       {@link SnippetContext#prepare} has put what the snippet reads, within {@link #RUN_TIMEOUT}; some
  *       snippets' visible effects are then checked ({@link #HAPPY_PATHS}).</li>
  * </ul>
- * A statement block that contains either of these is compiled twice, once as written (it must compile)
- * and once with these textual substitutions, and only the second one is run:
- * <ul>
- *   <li>every {@code RatchetClient.connect("...")} (a string literal argument, {@link #CONNECT}) becomes
- *       {@code connectForDocs()}, which returns another client of the in-process cluster (closing it
- *       leaves the cluster running);</li>
- *   <li>every {@code X.contention(} ({@link #CONTENTION}) becomes {@code contentionInProcess(X, }, which
- *       answers an empty count without asking: the in-process cluster does not serve the contention query
- *       (the nodes' state machine counts refused conditions), and fails when asked it.</li>
- * </ul>
+ * A statement block that connects to a cluster is compiled twice, once as written (it must compile) and
+ * once with every {@code RatchetClient.connect("...")} (a string literal argument, {@link #CONNECT})
+ * replaced by {@code connectForDocs()}, which returns another client of the in-process cluster (closing it
+ * leaves the cluster running); only the second one is run.
  */
 class DocsSnippetsTest {
     static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
@@ -74,7 +68,6 @@ class DocsSnippetsTest {
     static final String SKIPPED_GUIDE = "SPRING.md";
     static final String SKIPPED_MARKER = "class Accounts";
     static final Pattern CONNECT = Pattern.compile("RatchetClient\\.connect\\(\"[^\"]*\"\\)");
-    static final Pattern CONTENTION = Pattern.compile("\\b(\\w+)\\.contention\\(");
     static final Duration RUN_TIMEOUT = Duration.ofSeconds(30);
     private static final String PACKAGE = "io.ratchet.recipes.docs.snippets";
     private static final Pattern FENCE = Pattern.compile("^(\\s*)(```+|~~~+)\\s*([\\w+-]*).*$");
@@ -233,8 +226,7 @@ class DocsSnippetsTest {
         }
         List<Unit> units = new ArrayList<>();
         String text = block.text();
-        String runnable = CONTENTION.matcher(CONNECT.matcher(text).replaceAll("connectForDocs()"))
-                .replaceAll("contentionInProcess($1, ");
+        String runnable = CONNECT.matcher(text).replaceAll("connectForDocs()");
         if (!runnable.equals(text)) {
             units.add(statements(block, "Snippet" + n + "AsWritten", text, imports, false, " (as written)"));
         }

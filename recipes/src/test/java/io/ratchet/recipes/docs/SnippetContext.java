@@ -3,9 +3,7 @@ package io.ratchet.recipes.docs;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.StaleRead;
 import io.ratchet.protocol.Command;
-import io.ratchet.protocol.Result;
 import io.ratchet.recipes.session.ClusterSession;
 import io.ratchet.testing.InProcessCluster;
 import java.util.List;
@@ -118,15 +116,6 @@ public abstract class SnippetContext {
      */
     protected final RatchetClient connectForDocs() {
         return cluster.client();
-    }
-
-    /**
-     * What {@code client.contention(limit)} becomes when a snippet runs: the in-process cluster does not
-     * serve the contention query (a node's state machine counts refused conditions; the in-process store
-     * does not), so this answers what a node that has seen no refusal would, without asking.
-     */
-    protected final StaleRead<Result.Contention> contentionInProcess(RatchetClient client, int limit) {
-        return new StaleRead<>(new Result.Contention(cluster.clusterTime(), List.of()), "n1");
     }
 
     /** A unit of work for {@code Retry.call}: moves 10 from {@code accounts/3} to {@code accounts/4}. */
