@@ -12,32 +12,21 @@ import java.util.List;
  * {@link ReadsTakenOnce}) to show the checker catches what it breaks.
  */
 public interface AppendClient {
+    /** The client underneath: what the calls go through, and the raw steps of a transaction whose coordinator goes away. */
+    RatchetClient client();
+
     /** The items under {@code keys} that exist, as they all were at one moment. */
-    List<Item> getAll(List<String> keys);
+    default List<Item> getAll(List<String> keys) {
+        return client().getAll(keys);
+    }
 
     /** Every operation or none. */
-    TransactionResult transaction(List<Command.Op> ops);
-
-    /** The client underneath, for the raw steps of a transaction whose coordinator goes away. */
-    RatchetClient client();
+    default TransactionResult transaction(List<Command.Op> ops) {
+        return client().transaction(ops);
+    }
 
     /** The real client, unchanged. */
     static AppendClient of(RatchetClient client) {
-        return new AppendClient() {
-            @Override
-            public List<Item> getAll(List<String> keys) {
-                return client.getAll(keys);
-            }
-
-            @Override
-            public TransactionResult transaction(List<Command.Op> ops) {
-                return client.transaction(ops);
-            }
-
-            @Override
-            public RatchetClient client() {
-                return client;
-            }
-        };
+        return () -> client;
     }
 }

@@ -1,8 +1,6 @@
 package io.ratchet.chaos.workload;
 
 import io.ratchet.client.RatchetClient;
-import io.ratchet.client.TransactionResult;
-import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.Item;
 import java.util.ArrayList;
@@ -33,11 +31,6 @@ public final class ReadsTakenOnce implements AppendClient {
         }
         items.sort(Comparator.comparing(Item::key));
         return items;
-    }
-
-    @Override
-    public TransactionResult transaction(List<Command.Op> ops) {
-        return client.transaction(ops);
     }
 
     @Override

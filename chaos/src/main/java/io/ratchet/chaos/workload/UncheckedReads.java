@@ -3,7 +3,6 @@ package io.ratchet.chaos.workload;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
 import io.ratchet.protocol.Command;
-import io.ratchet.protocol.Item;
 import java.util.List;
 
 /**
@@ -15,15 +14,10 @@ import java.util.List;
  * option turns it on, and the summary names the mode.
  */
 public final class UncheckedReads implements AppendClient {
-    private final AppendClient client;
+    private final RatchetClient client;
 
     public UncheckedReads(RatchetClient client) {
-        this.client = AppendClient.of(client);
-    }
-
-    @Override
-    public List<Item> getAll(List<String> keys) {
-        return client.getAll(keys);
+        this.client = client;
     }
 
     @Override
@@ -33,6 +27,6 @@ public final class UncheckedReads implements AppendClient {
 
     @Override
     public RatchetClient client() {
-        return client.client();
+        return client;
     }
 }
