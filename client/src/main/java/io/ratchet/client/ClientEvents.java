@@ -82,6 +82,8 @@ public final class ClientEvents {
     private final LongAdder followedLeader = new LongAdder();
     private final LongAdder hedged = new LongAdder();
     private final LongAdder sessionsOpened = new LongAdder();
+    /** How many grants are remembered before the lapsed ones are dropped unasked. */
+    private static final int MAX_HELD = 1024;
     /** The locks held: {@code kind/name/fencing token} to when its lease ends by this process's clock. */
     private final Map<String, Long> held = new ConcurrentHashMap<>();
     private final LongSupplier nanoClock;
@@ -127,6 +129,11 @@ public final class ClientEvents {
     public int locksHeld() {
         long now = nanoClock.getAsLong();
         held.values().removeIf(ends -> ends - now <= 0);
+        return held.size();
+    }
+
+    /** How many grants are remembered now, lapsed ones included (for tests of the bound). */
+    int remembered() {
         return held.size();
     }
 
@@ -189,6 +196,9 @@ public final class ClientEvents {
                             long waitNanos) {
         if (acquired) {
             held.put(heldKey(kind, name, fencingToken), sentNanos + lease.toNanos());
+            if (held.size() > MAX_HELD) {
+                locksHeld(); // grants whose lease ran out unreleased go, even when nobody reads the count
+            }
         }
         for (Listener l : listeners) {
             l.lockAcquire(kind, acquired, waitNanos);

@@ -109,4 +109,16 @@ class RatchetClientMetricsTest {
         now.set(Duration.ofSeconds(20).toNanos());
         assertEquals(0.0, registry.get("ratchet.client.locks.held").gauge().value(), "its lease ran out");
     }
+
+    @Test
+    void lapsedGrantsAreForgottenEvenWhenNobodyReadsTheCount() {
+        AtomicLong now = new AtomicLong(0);
+        ClientEvents events = new ClientEvents(now::get);
+        for (int i = 0; i < 5_000; i++) {
+            now.addAndGet(Duration.ofSeconds(1).toNanos());
+            events.lockAcquire("lock", "jobs/" + i, i + 1, now.get(), Duration.ofSeconds(2), true, 0);
+        }
+        assertTrue(events.remembered() <= 1025, "remembered: " + events.remembered());
+        assertTrue(events.locksHeld() <= 2, "only the grants still within their lease are held");
+    }
 }
