@@ -1,6 +1,7 @@
 package io.ratchet.node;
 
 import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,20 +41,63 @@ final class HandOver {
         return done.get();
     }
 
+    /** A follower as the leader sees it: when it last answered, and how far its log matches the leader's. */
+    record Follower(RaftPeerId id, long lastRpcElapsedMillis, long matchIndex) {}
+
     /**
-     * The voters other than the leader it heard from within {@code withinMillis}, the most recent first;
-     * empty when this node does not lead.
+     * The voters other than the leader it heard from within {@code withinMillis}, the furthest in the log
+     * first (then the most recently heard); empty when this node does not lead. A transfer to a voter that
+     * lags waits for it to catch up, and the leader refuses writes while it waits, so the furthest is the
+     * cheapest target.
      */
     static List<RaftPeerId> recentlyHeardVoters(RaftServer.Division division, long withinMillis) {
+        return heard(voters(division), withinMillis);
+    }
+
+    /**
+     * Of {@link #recentlyHeardVoters}, those whose log holds every committed entry: a transfer to one of them
+     * starts its election at once, while one to a voter still catching up (a node just restarted) keeps the
+     * group's writes refused until it has caught up or the transfer times out.
+     */
+    static List<RaftPeerId> caughtUpVoters(RaftServer.Division division, long withinMillis) {
+        List<Follower> voters = voters(division);
+        return voters.isEmpty() ? List.of() : caughtUp(voters, withinMillis, division.getRaftLog().getLastCommittedIndex());
+    }
+
+    static List<RaftPeerId> heard(List<Follower> voters, long withinMillis) {
+        return voters.stream()
+                .filter(f -> f.lastRpcElapsedMillis() < withinMillis)
+                .sorted(Comparator.comparingLong((Follower f) -> -f.matchIndex())
+                        .thenComparingLong(Follower::lastRpcElapsedMillis))
+                .map(Follower::id)
+                .toList();
+    }
+
+    static List<RaftPeerId> caughtUp(List<Follower> voters, long withinMillis, long committed) {
+        return heard(voters.stream().filter(f -> f.matchIndex() >= committed).toList(), withinMillis);
+    }
+
+    /**
+     * The leader's voting followers; empty when this node does not lead. Ratis gives the match indices as
+     * an array in the order of its log appenders, the order the role info lists the followers in; when the
+     * two calls see different appenders (a configuration change between them), every index is taken as -1,
+     * so none counts as caught up.
+     */
+    private static List<Follower> voters(RaftServer.Division division) {
         if (!division.getInfo().isLeader()) {
             return List.of();
         }
-        return division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList().stream()
-                .filter(f -> f.getLastRpcElapsedTimeMs() < withinMillis)
-                .filter(f -> division.getRaftConf().getPeer(peerId(f), RaftPeerRole.FOLLOWER) != null)
-                .sorted(Comparator.comparingLong(ServerRpcProto::getLastRpcElapsedTimeMs))
-                .map(HandOver::peerId)
-                .toList();
+        List<ServerRpcProto> followers = division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+        long[] indices = division.getInfo().getFollowerMatchIndices();
+        List<Follower> voters = new ArrayList<>(followers.size());
+        for (int i = 0; i < followers.size(); i++) {
+            RaftPeerId id = peerId(followers.get(i));
+            if (division.getRaftConf().getPeer(id, RaftPeerRole.FOLLOWER) != null) {
+                long matched = indices.length == followers.size() ? indices[i] : -1;
+                voters.add(new Follower(id, followers.get(i).getLastRpcElapsedTimeMs(), matched));
+            }
+        }
+        return voters;
     }
 
     /** Asks Ratis to hand leadership to {@code target}; completes with whether it did. */

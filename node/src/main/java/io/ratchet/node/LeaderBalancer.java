@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * Spreads a cluster's group leaders over its nodes ({@link io.ratchet.protocol.Groups}): elections put
  * them anywhere, and a node that comes back after a failure leads nothing until something moves. Every
  * round, a node hands one group to the voter that leads the fewest, among the voters that group heard
- * from within the last second, when it leads at least two more than that voter. Each node judges from
+ * from within the last second and whose log holds every committed entry, when it leads at least two more
+ * than that voter. (A node back from a restart leads nothing yet but may still be catching up: handed a
+ * group then, it would keep the group's writes refused until it caught up, up to the transfer's 3 s.) Each node judges from
  * its own view of every group's leader (it is a member of all of them), and moves one group a round,
  * so the spread settles in a few rounds, to counts that differ by one at most, and no group is handed
  * back and forth: after a move the giver still leads at least as many as the taker. A round in which
@@ -68,7 +70,7 @@ final class LeaderBalancer implements AutoCloseable {
             int mine = led.getOrDefault(self, 0);
             for (int g = 0; g < divisions.size(); g++) {
                 RaftServer.Division d = divisions.get(g);
-                RaftPeerId target = HandOver.recentlyHeardVoters(d, HEARD_WITHIN_MILLIS).stream()
+                RaftPeerId target = HandOver.caughtUpVoters(d, HEARD_WITHIN_MILLIS).stream()
                         .filter(p -> led.containsKey(p) && led.get(p) + 2 <= mine)
                         .min(Comparator.comparingInt((RaftPeerId p) -> led.get(p)).thenComparing(RaftPeerId::toString))
                         .orElse(null);
