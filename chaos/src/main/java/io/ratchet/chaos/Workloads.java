@@ -46,11 +46,11 @@ final class Workloads {
             case "locks" -> List.of(new LocksWorkload());
             case "fair-lock" -> List.of(new FairLockWorkload());
             case "semaphore" -> List.of(new SemaphoreWorkload());
-            case "bank" -> List.of(BankWorkload.withTransactions());
+            case "bank" -> List.of(BankWorkload.withTransactions(settings.abandon()));
             case "watch" -> List.of(new WatchWorkload());
             case "append" -> List.of(append(settings));
             case "all" -> List.of(register(settings), new ReservationsWorkload(), new LocksWorkload(),
-                    new FairLockWorkload(), new SemaphoreWorkload(), BankWorkload.withTransactions(), new WatchWorkload(),
+                    new FairLockWorkload(), new SemaphoreWorkload(), BankWorkload.withTransactions(settings.abandon()), new WatchWorkload(),
                     append(settings));
             default -> throw new IllegalArgumentException("unknown workload '" + name + "'; choose one of " + NAMES);
         };

@@ -22,24 +22,31 @@ public final class BankWorkload implements Workload {
     public static final String PREFIX = BankChecker.WORKLOAD + "/";
     private static final int ACCOUNTS = 5;
     private static final long OPENING_BALANCE = 100;
-    /** Two transfers in this many are abandoned half way (one after its prepare, one after its commit). */
-    private static final int ABANDON_ONE_IN = 400;
-
     private final Optional<Function<RatchetClient, Ledger>> ledgers;
+    private final double abandonShare;
 
-    /** @param ledgers opens a ledger over one process' client; empty while no atomic transfer exists */
-    public BankWorkload(Optional<Function<RatchetClient, Ledger>> ledgers) {
+    /**
+     * @param ledgers      opens a ledger over one process' client; empty while no atomic transfer exists
+     * @param abandonShare the share of transfers abandoned half way, half of them after the prepare, half
+     *                     after the commit in the primary ({@code --abandon}; the ledger abandons only a
+     *                     transfer across groups)
+     */
+    public BankWorkload(Optional<Function<RatchetClient, Ledger>> ledgers, double abandonShare) {
+        if (abandonShare < 0 || abandonShare > 1) {
+            throw new IllegalArgumentException("the share of abandoned transfers is between 0 and 1, not " + abandonShare);
+        }
         this.ledgers = ledgers;
+        this.abandonShare = abandonShare;
     }
 
     /** The workload without a ledger: reported unavailable, for a cluster without transactions. */
     public static BankWorkload withoutTransactions() {
-        return new BankWorkload(Optional.empty());
+        return new BankWorkload(Optional.empty(), 0);
     }
 
-    /** Transfers as cluster transactions over account items ({@link TransactionLedger}). */
-    public static BankWorkload withTransactions() {
-        return new BankWorkload(Optional.of(client -> new TransactionLedger(client, PREFIX)));
+    /** Transfers as cluster transactions over account items ({@link TransactionLedger}), {@code abandonShare} of them abandoned. */
+    public static BankWorkload withTransactions(double abandonShare) {
+        return new BankWorkload(Optional.of(client -> new TransactionLedger(client, PREFIX)), abandonShare);
     }
 
     @Override
@@ -79,9 +86,10 @@ public final class BankWorkload implements Workload {
                 long amount = 1 + process.random().nextInt(20);
                 // Now and then the transfer's coordinator goes away half way, as a crashed process would, and the
                 // cluster must finish it: its keys are held (for up to its lease) until then.
-                int abandon = process.random().nextInt(ABANDON_ONE_IN);
+                double draw = process.random().nextDouble();
                 process.write("transfer", null, History.object().put("from", from).put("to", to).put("amount", amount),
-                        () -> abandon < 2 ? ledger.abandon(from, to, amount, abandon == 1) : ledger.transfer(from, to, amount),
+                        () -> draw < abandonShare ? ledger.abandon(from, to, amount, draw < abandonShare / 2)
+                                : ledger.transfer(from, to, amount),
                         applied -> History.object().put("applied", applied));
             } else {
                 read(process, ledger);

@@ -85,7 +85,7 @@ class BankWorkloadTest {
 
     private static CheckResult run(Ledger ledger) throws InterruptedException {
         History history = History.inMemory();
-        BankWorkload bank = new BankWorkload(Optional.of(client -> ledger));
+        BankWorkload bank = new BankWorkload(Optional.of(client -> ledger), 0.005);
         bank.prepare(new ClientProcess(history, bank.name(), () -> "setup", null, new Random(1)));
         AtomicInteger ids = new AtomicInteger();
         WorkerPool pool = new WorkerPool(bank, 4, 2000, history, () -> Integer.toString(ids.getAndIncrement()), () -> null, 7);
