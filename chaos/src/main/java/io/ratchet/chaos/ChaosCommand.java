@@ -111,9 +111,20 @@ public final class ChaosCommand implements Callable<Integer> {
     Duration resources;
 
     @Option(names = "--abandon", defaultValue = "0.005",
-            description = "share of the append workload's transactions across groups whose coordinator goes away half way, "
-                    + "as a process killed mid-commit would (default ${DEFAULT-VALUE})")
+            description = "share of the bank's transfers and the append workload's transactions across groups whose coordinator "
+                    + "goes away half way, as a process killed mid-commit would (default ${DEFAULT-VALUE}); above 0, with several groups, "
+                    + "those two workloads' gaps are reported apart and not held to --max-gap")
     double abandon;
+
+    @Option(names = "--load", defaultValue = "0",
+            description = "client instances (each its own client, as processes would have) running reserve and update at full "
+                    + "speed beside the workloads, unchecked, so that gaps are measured on a busy cluster; 0: none (default ${DEFAULT-VALUE})")
+    int load;
+
+    @Option(names = "--max-gap", converter = DurationConverter.class,
+            description = "fail the run (exit 1, as an anomaly does) when a fault kept a workload waiting longer than this "
+                    + "for a successful write or read (docs/CHAOS.md, \"Availability gaps\"); default: no limit")
+    Duration maxGap;
 
     /** Test only: proves the harness can fail. Hidden, and named in the summary when on. */
     @Option(names = "--test-break-conditional-puts", hidden = true)
@@ -172,7 +183,7 @@ public final class ChaosCommand implements Callable<Integer> {
         RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
                 interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
                 Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), testMode(),
-                tls, auth, resources, groups, abandon);
+                tls, auth, resources, groups, abandon, load, maxGap);
         ChaosRun.Result result = ChaosRun.execute(settings, System.err);
         PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         stdout.print(result.report());

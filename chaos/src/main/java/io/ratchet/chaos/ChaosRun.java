@@ -41,6 +41,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -66,6 +67,10 @@ public final class ChaosRun {
     private Map<String, Integer> changes;
     private CheckResult membership;
     private History history;
+    /** The workloads whose gaps are reported apart ({@link Availability#apart}). */
+    private Set<String> apart = Set.of();
+    /** What the unchecked load did ({@code --load}); null without one. */
+    private BackgroundLoad.Counts load;
     /** The clock and disk fault libraries the nodes run with, as the nemesis needs them. */
     private NodeFaults nodeFaults = NodeFaults.none();
     private final long started = System.nanoTime();
@@ -100,6 +105,9 @@ public final class ChaosRun {
                 : settings.auth() ? ", TLS on every port, authentication on" : ", TLS on every port"));
         report.field("duration", settings.duration().toSeconds() + " s, " + trim(settings.rate()) + " ops/s and "
                 + settings.concurrency() + " processes per workload, seed " + settings.seed());
+        if (settings.load() > 0) {
+            report.field("load", settings.load() + " client instances beside the workloads, reserve and update back to back, unchecked");
+        }
         if (settings.testMode() != TestMode.NONE) {
             report.field("TEST MODE", settings.testMode().description());
         }
@@ -133,6 +141,7 @@ public final class ChaosRun {
             default -> false;
         };
         skipped.forEach(s -> report.field("skipped", s));
+        apart = Availability.apart(workloads.stream().map(Workload::name).toList(), settings);
         if (workloads.isEmpty() || cannot) {
             report.blank().line("Nothing ran: " + String.join("; ", skipped));
             return finish(List.of(), List.of(), "skipped", null);
@@ -241,6 +250,8 @@ public final class ChaosRun {
         AtomicInteger ids = new AtomicInteger();
         Supplier<String> nextId = () -> Integer.toString(ids.getAndIncrement());
         Random random = new Random(settings.seed());
+        BackgroundLoad background = settings.load() == 0 ? null
+                : new BackgroundLoad(settings.load(), () -> RatchetClient.connect(options), settings.operationTimeout().plusSeconds(5));
         try (RatchetClient control = RatchetClient.connect(options)) {
             List<WorkerPool> pools = new ArrayList<>();
             for (Workload w : workloads) {
@@ -260,6 +271,9 @@ public final class ChaosRun {
             }
             log("running " + workloads.stream().map(Workload::name).toList() + " for " + settings.duration().toSeconds()
                     + " s under " + settings.nemesis().cliName());
+            if (background != null) {
+                background.start();
+            }
             pools.forEach(WorkerPool::start);
             loops.forEach(NemesisLoop::start);
             Thread.sleep(settings.duration().toMillis());
@@ -278,6 +292,9 @@ public final class ChaosRun {
             }
             if (running > 0) {
                 report.field("note", running + " client processes were still busy when the run ended; their open operations count as unknown");
+            }
+            if (background != null) {
+                stopLoad(background);
             }
             if (errors > 0) {
                 problems.add(errors + " unexpected errors in the harness' own worker code (see its standard error)");
@@ -302,6 +319,21 @@ public final class ChaosRun {
             for (Workload w : workloads) {
                 w.finalReads(new ClientProcess(history, w.name(), () -> "final", control, random));
             }
+        } finally {
+            // Also when the run fails: no load client may outlive it.
+            if (background != null && load == null) {
+                stopLoad(background);
+            }
+        }
+    }
+
+    /** Stops the load, closes its clients, and keeps what it did for the report and the summary. */
+    private void stopLoad(BackgroundLoad background) {
+        background.close();
+        load = background.counts();
+        report.blank().line("Load (unchecked): " + load.describe());
+        if (background.stillRunning() > 0) {
+            report.field("note", background.stillRunning() + " load clients were still busy when the load stopped");
         }
     }
 
@@ -381,11 +413,15 @@ public final class ChaosRun {
      * @param forced "skipped" or "error" when no verdict is possible, else null
      */
     private Result finish(List<Op> ops, List<CheckResult> results, String forced, String error) {
+        Availability gaps = faults == 0 ? null : Availability.of(ops, apart);
+        if (settings.maxGap() != null && forced == null) {
+            results = new ArrayList<>(results);
+            results.add(gaps == null ? Availability.of(List.of(), apart).check(settings.maxGap()) : gaps.check(settings.maxGap()));
+        }
         Verdict verdict = Verdict.of(results);
         List<Anomaly> anomalies = verdict.anomalies();
         Validity validity = problems.isEmpty() ? verdict.validity() : verdict.validity().and(Validity.UNKNOWN);
         String result = forced != null ? forced : validity.json();
-        Availability gaps = faults == 0 ? null : Availability.of(ops);
         long invoked = Report.count(ops, OpType.INVOKE);
         long ok = Report.count(ops, OpType.OK);
         long failed = Report.count(ops, OpType.FAIL);
@@ -393,7 +429,8 @@ public final class ChaosRun {
                 invoked, ok, failed, invoked - ok - failed, faults, changes, anomalies, result, verdict.checks(), details(results), skipped,
                 settings.seed(), settings.nodes(), settings.duration().toMillis() / 1000.0,
                 settings.testMode().json(), error,
-                settings.runDir().toAbsolutePath().toString(), gaps, settings.security(),
+                settings.runDir().toAbsolutePath().toString(), gaps == null ? null : gaps.json(settings.maxGap()), load,
+                settings.security(),
                 settings.auth() ? AuthRefusals.refusals(ops).size() : null);
         if (!ops.isEmpty()) {
             report.blank().line(String.format(Locale.ROOT, "Operations: %d (ok %d, failed %d, unknown %d)",
@@ -401,7 +438,8 @@ public final class ChaosRun {
             report.operations(ops);
         }
         if (gaps != null) {
-            report.blank().line("Availability (gap in answers around each fault): " + gaps.describe());
+            report.blank();
+            gaps.report(settings.maxGap()).forEach(report::line);
         }
         if (!results.isEmpty()) {
             report.blank().line("Checks:").checks(results);

@@ -30,14 +30,17 @@ import java.util.List;
  *                             ({@code resources.jsonl}); zero: never
  * @param groups               how many Raft groups the cluster's keys spread over ({@code groups} in each node's
  *                             configuration; 1 is a cluster as it always was)
- * @param abandon              the share of the append workload's transactions across groups whose coordinator
- *                             goes away half way, as a process killed mid-commit would
+ * @param abandon              the share of the bank's transfers and of the append workload's transactions across
+ *                             groups whose coordinator goes away half way, as a process killed mid-commit would
+ * @param load                 client instances running reserve and update at full speed beside the workloads,
+ *                             unchecked ({@link BackgroundLoad}); 0: none
+ * @param maxGap               the longest availability gap a valid run may have ({@link Availability}); null: any
  */
 public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, String workload, long seed, double rate,
                           int concurrency, Path runDir, Path ratchetJar, Duration quietSpell, Duration faultSpell,
                           Duration operationTimeout, Duration checkBudget, long snapshotThreshold,
                           List<String> nodeJvmOptions, TestMode testMode, boolean tls, boolean auth,
-                          Duration resourceInterval, int groups, double abandon) {
+                          Duration resourceInterval, int groups, double abandon, int load, Duration maxGap) {
     public RunSettings {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, not " + nodes);
@@ -56,6 +59,12 @@ public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, Str
         }
         if (abandon < 0 || abandon > 1) {
             throw new IllegalArgumentException("--abandon is a share between 0 and 1, not " + abandon);
+        }
+        if (load < 0) {
+            throw new IllegalArgumentException("--load is a number of clients, 0 or more, not " + load);
+        }
+        if (maxGap != null && (maxGap.isNegative() || maxGap.isZero())) {
+            throw new IllegalArgumentException("--max-gap must be positive");
         }
         nodeJvmOptions = List.copyOf(nodeJvmOptions);
     }

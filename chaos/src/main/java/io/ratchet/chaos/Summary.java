@@ -1,6 +1,5 @@
 package io.ratchet.chaos;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
@@ -27,19 +26,21 @@ import java.util.Map;
  *                  and the strongest model its history met); absent when none does
  * @param skipped   workloads or nemeses that could not run here, with the reason
  * @param testMode  set when a deliberately broken test mode was on
- * @param gaps      per fault, how long answered writes and reads stopped ({@link Availability})
+ * @param gaps      how long each fault kept each workload's writes and reads waiting ({@link Availability#json}); null
+ *                  without faults
+ * @param load      what the unchecked load beside the workloads did ({@code --load}); null without one
  * @param security  {@code tls} or {@code tls+auth}; null for a plaintext cluster
  * @param authRefusals client operations refused for a token or a permission (each an anomaly); null without auth
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"valid", "workload", "nemesis", "ops", "ok", "failed", "unknown", "faults", "changes", "unknown_per_fault",
-        "write_gap_ms", "read_gap_ms", "security", "auth_refusals", "anomalies", "result",
+        "gaps", "load", "security", "auth_refusals", "anomalies", "result",
         "checks", "details", "skipped", "seed", "nodes", "duration_s", "test_mode", "error", "run_dir"})
 public record Summary(boolean valid, String workload, String nemesis, long ops, long ok, long failed, long unknown,
                       int faults, Map<String, Integer> changes, List<Anomaly> anomalies, String result, Map<String, Validity> checks,
                       Map<String, Map<String, Object>> details, List<String> skipped, long seed, int nodes, @JsonProperty("duration_s") double durationSeconds,
                       @JsonProperty("test_mode") String testMode, String error, @JsonProperty("run_dir") String runDir,
-                      @JsonIgnore Availability gaps, String security, @JsonProperty("auth_refusals") Integer authRefusals) {
+                      Map<String, Object> gaps, BackgroundLoad.Counts load, String security, @JsonProperty("auth_refusals") Integer authRefusals) {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -60,27 +61,6 @@ public record Summary(boolean valid, String workload, String nemesis, long ops, 
     @JsonProperty("unknown_per_fault")
     public Double unknownPerFault() {
         return faults == 0 ? null : (double) unknown / faults;
-    }
-
-    /** Per fault, the gap in answered writes: {@code {"median": ms, "worst": ms}}; absent without faults. */
-    @JsonProperty("write_gap_ms")
-    public Map<String, Long> writeGap() {
-        return gap(gaps == null ? List.of() : gaps.writeGapsMillis());
-    }
-
-    @JsonProperty("read_gap_ms")
-    public Map<String, Long> readGap() {
-        return gap(gaps == null ? List.of() : gaps.readGapsMillis());
-    }
-
-    private static Map<String, Long> gap(List<Long> gaps) {
-        if (gaps.isEmpty()) {
-            return null;
-        }
-        Map<String, Long> m = new java.util.LinkedHashMap<>();
-        m.put("median", Availability.median(gaps));
-        m.put("worst", Availability.worst(gaps));
-        return m;
     }
 
     public String toJson() {

@@ -20,7 +20,7 @@ class WorkloadsTest {
     void noTwoWorkloadsShareAKeyPrefix() {
         RunSettings settings = new RunSettings(3, Duration.ofSeconds(1), NemesisKind.NONE, "all", 1, 1, 1, Path.of("unused"),
                 Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                1000, List.of(), TestMode.NONE, true, true, Duration.ZERO, 1, 0.005);
+                1000, List.of(), TestMode.NONE, true, true, Duration.ZERO, 1, 0.005, 0, null);
         List<Workload> all = Workloads.named("all", settings);
         for (Workload a : all) {
             assertFalse(a.keyPrefixes().isEmpty(), a.name());
@@ -40,12 +40,26 @@ class WorkloadsTest {
         }
     }
 
+    /** The unchecked load ({@code --load}) writes beside the workloads, never into their keys, where a checker would see it. */
+    @Test
+    void theLoadKeepsOutOfEveryWorkloadsKeys() {
+        RunSettings settings = new RunSettings(3, Duration.ofSeconds(1), NemesisKind.NONE, "all", 1, 1, 1, Path.of("unused"),
+                Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
+                1000, List.of(), TestMode.NONE, false, false, Duration.ZERO, 1, 0.005, 16, null);
+        for (Workload w : Workloads.named("all", settings)) {
+            for (String p : w.keyPrefixes()) {
+                String lp = p.toLowerCase(Locale.ROOT);
+                assertFalse(lp.startsWith(BackgroundLoad.PREFIX) || BackgroundLoad.PREFIX.startsWith(lp), w.name() + " " + p);
+            }
+        }
+    }
+
     @Test
     void authenticationNeedsTls() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new RunSettings(3, Duration.ofSeconds(1), NemesisKind.NONE, "all", 1, 1, 1, Path.of("unused"),
                         Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                        Duration.ofSeconds(1), 1000, List.of(), TestMode.NONE, false, true, Duration.ZERO, 1, 0.005));
+                        Duration.ofSeconds(1), 1000, List.of(), TestMode.NONE, false, true, Duration.ZERO, 1, 0.005, 0, null));
         assertTrue(e.getMessage().contains("--auth needs --tls"), e.getMessage());
     }
 }
