@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * machine); a second run uses a deliberately broken client that the register checker must catch, so the
  * harness is known to be able to fail; a third grows, shrinks and replaces nodes; a fourth runs on TLS with
  * authentication on; two more step nodes' clocks and break their disks; one runs list-append transactions
- * across four groups. Runs after packaging (failsafe), with the node jar built by the reactor.
+ * across four groups; one measures availability gaps beside an unchecked load, under {@code --max-gap}. Runs after packaging (failsafe), with the node jar built by the reactor.
  */
 class ChaosHarnessIT {
     private static final Path HOME = Path.of(System.getProperty("ratchet.home", "..")).toAbsolutePath().normalize();
@@ -116,6 +116,40 @@ class ChaosHarnessIT {
         assertTrue(append.path("cross_group").asInt() >= 20, "transactions crossed groups: " + append);
         assertTrue(append.path("committed").asInt() >= 20, "transactions committed: " + append);
         assertTrue(run.summary.get("faults").asInt() >= 1, "at least one leader was killed: " + run.summary);
+        assertNodesGone(run.dir);
+    }
+
+    /**
+     * Gaps on a busy cluster: two unchecked load clients run reserve and update at full speed beside the
+     * register and reservations workloads while leaders are killed, under a limit no kill should reach here.
+     * The run passes the limit's check, the summary gives the gaps by kind of fault and by workload and names
+     * the worst, and the load did its work and stopped with the run.
+     */
+    @Test
+    void gapsAreMeasuredBesideALoadAndHeldToMaxGap() throws Exception {
+        Run run = chaos("gaps-load", "--workload", "register,reservations", "--nemesis", "kill-leader", "--duration", "15s",
+                "--interval", "3s", "--fault-duration", "3s", "--load", "2", "--max-gap", "30s", "--seed", "13");
+        assertEquals(0, run.code, run.toString());
+        assertEquals("valid", run.summary.path("checks").path("availability").asText(), run.toString());
+        assertTrue(run.summary.get("faults").asInt() >= 1, "at least one leader was killed: " + run.summary);
+
+        JsonNode gaps = run.summary.path("gaps");
+        assertEquals(run.summary.get("faults").asInt(), gaps.path("by_fault").path("kill").path("faults").asInt(), gaps.toString());
+        assertTrue(gaps.path("by_fault").path("kill").path("write_ms").has("median"), gaps.toString());
+        for (String workload : List.of("register", "reservations")) {
+            assertTrue(gaps.path("by_workload").path(workload).path("write_ms").path("worst").asLong(-1) >= 0, gaps.toString());
+        }
+        assertTrue(gaps.path("by_workload").path("register").has("read_ms"), "the register workload reads: " + gaps);
+        assertTrue(List.of("register", "reservations").contains(gaps.path("worst").path("workload").asText()), gaps.toString());
+        assertEquals(30_000, gaps.path("max_ms").asLong());
+        assertEquals(0, gaps.path("over_max").asInt());
+
+        JsonNode load = run.summary.path("load");
+        assertEquals(2, load.path("clients").asInt(), load.toString());
+        assertTrue(load.path("reserved").asLong() >= 50 && load.path("updated").asLong() >= 50, "the load ran: " + load);
+        String report = Files.readString(run.dir.resolve("report.txt"));
+        assertTrue(report.contains("Availability: per fault and workload") && report.contains("Load (unchecked): 2 client instances"),
+                report);
         assertNodesGone(run.dir);
     }
 
