@@ -4,12 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ratchet.client.AddOverflowException;
 import io.ratchet.client.AdminRefusedException;
 import io.ratchet.client.AuthenticationException;
 import io.ratchet.client.ClusterUnavailableException;
 import io.ratchet.client.DiskFullException;
 import io.ratchet.client.ErrorCode;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.NotAnIntegerException;
+import io.ratchet.client.UnsupportedCommandException;
 import io.ratchet.client.PermissionDeniedException;
 import io.ratchet.client.QuotaExceededException;
 import io.ratchet.client.UnknownOutcomeException;
@@ -18,6 +21,7 @@ import io.ratchet.recipes.session.ConcurrencyException;
 import io.ratchet.recipes.session.RetryExhaustedException;
 import io.ratchet.node.http.HttpFailures;
 import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Result;
 import java.io.PrintWriter;
@@ -53,7 +57,11 @@ class ErrorCodesTest {
             // Before codes these were a command's own to catch (exit 1) or fell through to internal_error.
             Map.entry(new LeaseLostException("printer-3", 42, null), new Printed(1, "lease_lost")),
             Map.entry(new ConcurrencyException(List.of(new Result.Conflict("a", 3, 4))), new Printed(1, "condition_failed")),
-            Map.entry(new RetryExhaustedException("gave up", 5, null), new Printed(1, "retry_exhausted")));
+            Map.entry(new RetryExhaustedException("gave up", 5, null), new Printed(1, "retry_exhausted")),
+            Map.entry(new NotAnIntegerException("profile", new Item("profile", "\"ada\"", 3, 3, 0, null)), new Printed(1, "not_an_integer")),
+            Map.entry(new AddOverflowException("big", new Item("big", "9223372036854775807", 4, 4, 0, null), 1),
+                    new Printed(1, "overflow")),
+            Map.entry(new UnsupportedCommandException("add", "member n3 runs a release without add"), new Printed(10, "unsupported")));
 
     private record CliAnswer(int exitCode, JsonNode json, String err) {
     }

@@ -44,6 +44,16 @@ public enum ErrorCode {
      */
     LEASE_LOST(1, 412, false, false),
     /**
+     * An add found no JSON integer in the signed 64-bit range under its key (a string, an object, {@code 1.5},
+     * {@code 5.0}). Nothing was written; the same add fails the same way until the item holds an integer.
+     */
+    NOT_AN_INTEGER(1, 409, true, false),
+    /**
+     * An add's sum would pass the signed 64-bit range. Nothing was written; the same add fails the same way
+     * until the value has moved back.
+     */
+    OVERFLOW(1, 409, true, false),
+    /**
      * No leader (or, for a stale read, no node) answered within the client's bounded retries, and a write
      * was certainly not applied: the client reports this for a write only when no node accepted it (no
      * session opened, every connection refused). Retrying later is safe.
@@ -67,6 +77,12 @@ public enum ErrorCode {
      * written. Retrying is safe and succeeds once the disk has room again.
      */
     DISK_FULL(6, 507, true, true),
+    /**
+     * The leader refused a write carrying a command some member may not apply yet (a node of an earlier
+     * release, during a rolling upgrade). Nothing was written; retrying is safe and succeeds once every
+     * member runs a release with the command.
+     */
+    UNSUPPORTED(10, 503, true, true),
     /**
      * The cluster refused an administrative change its state does not allow (an id already a member, a
      * node that does not answer, a removal that would lose the majority, a change under way). Nothing

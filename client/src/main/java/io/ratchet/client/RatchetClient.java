@@ -25,6 +25,7 @@ import io.ratchet.protocol.Rpc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -268,6 +269,47 @@ public final class RatchetClient implements AutoCloseable {
         Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(), List.of((Command) write));
         return events.timed(write.opKind() == Command.Op.Kind.PUT ? "put" : "delete",
                 submit(request).thenApply(results -> toWriteResult(results.get(0))), RatchetClient::outcomeOf);
+    }
+
+    /**
+     * Adds {@code delta} to the JSON integer under {@code key}, with no condition: adds to one key from any
+     * number of callers never conflict, so a hot counter needs no retry loop. An absent key (or an expired
+     * item) counts as 0 and is created. The item's metadata and expiry stay as they are.
+     *
+     * <p>Integers are signed 64-bit: {@link NotAnIntegerException} when the item holds anything else (a
+     * string, an object, {@code 1.5}), {@link AddOverflowException} when the sum would leave the range; both
+     * wrote nothing. {@link UnsupportedCommandException} while a member of the cluster runs a release without
+     * add (a rolling upgrade). Like any write, an add whose answer was lost ends in {@link
+     * UnknownOutcomeException}; resent blindly it could apply twice, so send one that must count once with an
+     * idempotency key ({@link #addAsync(String, long, String, Duration)}).
+     */
+    public CompletableFuture<AddResult> addAsync(String key, long delta) {
+        return addAsync(key, delta, null, null);
+    }
+
+    /**
+     * As {@link #addAsync(String, long)}, with an idempotency key (null for none): within {@code retention}
+     * a resend of the same key, even from another client after a lost answer, returns the first outcome
+     * instead of adding again. A key names one add; use a fresh one for the next.
+     */
+    public CompletableFuture<AddResult> addAsync(String key, long delta, String idempotencyKey, Duration retention) {
+        if (idempotencyKey != null && retention == null) {
+            return CompletableFuture.failedFuture(noRetention());
+        }
+        Request request = new Request(idempotencyKey, idempotencyKey == null ? 0 : retention.toMillis(),
+                List.of(new Command.Add(key, delta)));
+        return events.timed("add", submit(request).thenApply(results -> {
+            Result.Write w = (Result.Write) accepted(results.get(0));
+            return new AddResult(w.key(), Command.Add.integerOf(w.item().value()), w.item().index());
+        }), added -> ClientEvents.APPLIED);
+    }
+
+    public AddResult add(String key, long delta) {
+        return await(addAsync(key, delta));
+    }
+
+    public AddResult add(String key, long delta, String idempotencyKey, Duration retention) {
+        return await(addAsync(key, delta, idempotencyKey, retention));
     }
 
     /**
@@ -854,21 +896,37 @@ public final class RatchetClient implements AutoCloseable {
      * cluster has settled it.
      */
     private CompletableFuture<List<Result>> write(Lane lane, Request validated) {
-        return send(lane, validated).thenCompose(results -> results.get(0) instanceof Result.Locked locked
-                ? resendWhileHeld(lane, validated, locked, 1, System.nanoTime() + options.operationTimeout().toNanos())
+        return send(lane, validated).thenCompose(results -> refusedForNow(results.get(0), validated)
+                ? resendWhileHeld(lane, validated, results.get(0), 1, System.nanoTime() + options.operationTimeout().toNanos())
                 : CompletableFuture.completedFuture(results));
     }
 
-    private CompletableFuture<List<Result>> resendWhileHeld(Lane lane, Request validated, Result.Locked locked, int attempt,
+    /**
+     * Whether a request's answer says that nothing of it applied for a reason of the moment that is not its
+     * own to fix: a key held by a transaction across groups, or a message it shared with another thread's
+     * command that the cluster cannot take yet (the leader refuses such a message whole,
+     * {@link Result.Unsupported}; a request that carries no such command goes again in a message of its own).
+     */
+    private static boolean refusedForNow(Result answer, Request request) {
+        if (answer instanceof Result.Unsupported unsupported) {
+            return request.commands().stream().noneMatch(c -> c.kind().name().equalsIgnoreCase(unsupported.command()));
+        }
+        return answer instanceof Result.Locked;
+    }
+
+    private CompletableFuture<List<Result>> resendWhileHeld(Lane lane, Request validated, Result refused, int attempt,
                                                             long deadline) {
         Duration pause = LOCKED_BACKOFF.delay(attempt, ThreadLocalRandom.current());
         if (System.nanoTime() + pause.toNanos() > deadline) {
-            return CompletableFuture.failedFuture(new ClusterUnavailableException("key '" + locked.key()
-                    + "' is still held by transaction " + locked.txn() + " across groups after "
-                    + options.operationTimeout().toMillis() + " ms; nothing of the request applied", null));
+            if (refused instanceof Result.Locked locked) {
+                return CompletableFuture.failedFuture(new ClusterUnavailableException("key '" + locked.key()
+                        + "' is still held by transaction " + locked.txn() + " across groups after "
+                        + options.operationTimeout().toMillis() + " ms; nothing of the request applied", null));
+            }
+            return CompletableFuture.completedFuture(Collections.nCopies(validated.commands().size(), refused)); // accepted() names it
         }
         return after(pause).thenCompose(x -> send(lane, validated)).thenCompose(results ->
-                results.get(0) instanceof Result.Locked again ? resendWhileHeld(lane, validated, again, attempt + 1, deadline)
+                refusedForNow(results.get(0), validated) ? resendWhileHeld(lane, validated, results.get(0), attempt + 1, deadline)
                         : CompletableFuture.completedFuture(results));
     }
 
@@ -931,7 +989,7 @@ public final class RatchetClient implements AutoCloseable {
     /**
      * {@code result}, unless it is a refusal: a {@link Result.Rejected} throws the invalid-request error it
      * stands for, a {@link Result.QuotaExceeded} a {@link QuotaExceededException}, a {@link Result.DiskFull} a
-     * {@link DiskFullException}.
+     * {@link DiskFullException}, an add's refusals their own exceptions.
      */
     private static Result accepted(Result result) {
         return switch (result.kind()) {
@@ -947,6 +1005,18 @@ public final class RatchetClient implements AutoCloseable {
             // Left so only by a raw send (write sends again): a prepare's coordinator reads it with acceptedOrLocked.
             case LOCKED -> throw new ClusterUnavailableException("key '" + ((Result.Locked) result).key()
                     + "' is held by transaction " + ((Result.Locked) result).txn() + " across groups", null);
+            case NOT_AN_INTEGER -> {
+                Result.NotAnInteger n = (Result.NotAnInteger) result;
+                throw new NotAnIntegerException(n.key(), n.item());
+            }
+            case OVERFLOW -> {
+                Result.Overflow o = (Result.Overflow) result;
+                throw new AddOverflowException(o.key(), o.item(), o.delta());
+            }
+            case UNSUPPORTED -> {
+                Result.Unsupported u = (Result.Unsupported) result;
+                throw new UnsupportedCommandException(u.command(), u.reason());
+            }
             case WRITE, FOUND, ITEMS, STATS, TXN, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED,
                     CONTENTION, QUOTA, AUTH_STATE, SHAPE, TXN_STATE, FENCED -> result;
         };

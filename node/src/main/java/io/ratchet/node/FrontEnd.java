@@ -152,9 +152,13 @@ final class FrontEnd implements AutoCloseable {
     /** The free space of the disk under the store, against its floor. */
     private final DiskFloor disk;
     private final String nodeId;
+    /** Which commands the group's members can apply: asked before a later release's command is proposed. */
+    private final CommandSupport support;
 
-    FrontEnd(String nodeId, List<RaftGroupId> groupIds, Timer rounds, Counter overQuota, Authorizer authorizer, DiskFloor disk) {
+    FrontEnd(String nodeId, List<RaftGroupId> groupIds, Timer rounds, Counter overQuota, Authorizer authorizer, DiskFloor disk,
+             CommandSupport support) {
         this.nodeId = nodeId;
+        this.support = support;
         this.disk = disk;
         this.authorizer = authorizer;
         this.rounds = rounds;
@@ -321,6 +325,39 @@ final class FrontEnd implements AutoCloseable {
             refuse(answer, denied);
             return;
         }
+        Command.Kind later = laterCommand(decoded);
+        if (later == null) {
+            admit(group, decoded, batch, answer, arrived);
+            return;
+        }
+        // A command an earlier release cannot read enters the log only once every member has said it applies
+        // it (CommandSupport): else that member's state would part from the others'. Refused whole, before the
+        // log, as the quota's refusals are; the client sends its other requests of the message again alone.
+        support.missing(later, group.id).whenComplete((why, error) -> {
+            if (why == null && error == null) {
+                admit(group, decoded, batch, answer, arrived);
+            } else {
+                String name = later.name().toLowerCase(java.util.Locale.ROOT);
+                reply(answer, Codec.encodeResults(Collections.nCopies(decoded.commandCount(),
+                        new Result.Unsupported(name, why != null ? why : String.valueOf(error)))));
+            }
+        });
+    }
+
+    /** The first command of {@code batch} that a release before {@link CommandSupport} did not have; null when none is. */
+    private static Command.Kind laterCommand(Batch batch) {
+        for (Request request : batch.requests()) {
+            for (Command command : request.commands()) {
+                if (CommandSupport.LATER.contains(command.kind())) {
+                    return command.kind();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** A checked write the caller may make and every member can apply: refused for room, or proposed. */
+    private void admit(Group group, Batch decoded, Checked batch, StreamObserver<byte[]> answer, long arrived) {
         // A full cluster answers what cannot fit without a log entry (as etcd refuses puts once its
         // space alarm is raised): a storm of refused writes then costs no fsync on any node.
         RatchetStateMachine machine = group.machine;
@@ -405,7 +442,7 @@ final class FrontEnd implements AutoCloseable {
                             throw new InvalidCommandException("permissions are the cluster's, kept in group 0, not group " + group.index);
                         }
                     }
-                    case PUT, DELETE, TRANSACTION, SWEEP, OPEN_SESSION, SET_QUOTA -> {
+                    case PUT, DELETE, TRANSACTION, SWEEP, OPEN_SESSION, SET_QUOTA, ADD -> {
                     }
                 }
                 if (groups.size() > 1) { // on one, every key is group 0's

@@ -91,6 +91,8 @@ public final class RatchetNode implements AutoCloseable {
     private final PeerReconnect reconnect;
     private final List<StalledLogWatch> stalledLogs = new ArrayList<>();
     private final PaceMeter pace;
+    /** Which commands the other members can apply: the leader's gate for a later release's commands. */
+    private final CommandSupport support;
     private final List<SlowLeaderWatch> slowLeaders = new ArrayList<>();
     private final List<QuotaBootstrap> quotaBootstraps = new ArrayList<>();
     /** Spreads the groups' leaders over the nodes; null on a cluster of one group. */
@@ -106,8 +108,9 @@ public final class RatchetNode implements AutoCloseable {
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
     private RatchetNode(NodeConfig config, List<RaftGroupId> groupIds, RaftServer server, FrontEnd frontEnd, AdminService admin,
-                        Authorizer authorizer, NodeMetrics metrics, StampClock clock, PaceMeter pace,
+                        Authorizer authorizer, NodeMetrics metrics, StampClock clock, PaceMeter pace, CommandSupport support,
                         CompletableFuture<Halt> halted) {
+        this.support = support;
         this.halted = halted;
         this.authorizer = authorizer;
         this.config = config;
@@ -185,12 +188,15 @@ public final class RatchetNode implements AutoCloseable {
         // One state machine, and one store, per group. The groups share the configured store memory. A new
         // machine each time Ratis asks: a group started again (addGroups) gets a fresh one.
         RocksKeyValueStore.Settings store = config.store().dividedAmong(groupIds.size());
+        CommandSupport support = new CommandSupport(config.id(), config.clientCredentials());
         IntFunction<RatchetStateMachine> newMachine = g -> {
             RatchetStateMachine machine = new RatchetStateMachine(clock, store,
                     new RatchetStateMachine.FlushPolicy(config.snapshotThreshold(), RatchetStateMachine.FlushPolicy.DEFAULT.bytes()),
                     new SnapshotFetcher(config.id(), config.clientCredentials(), store, g));
             machine.listenToApplies(metrics.applyListener());
             machine.onMustStop(cause -> halted.complete(Halt.of(cause, config.storage())));
+            RaftGroupId id = groupIds.get(g);
+            machine.checkProposals(kind -> support.lackingNow(kind, id));
             return machine;
         };
         // Group 0's is made here, for the authorizer: group 0 is never started again.
@@ -198,7 +204,7 @@ public final class RatchetNode implements AutoCloseable {
         // The permission table is the cluster's: kept in group 0, whose state every node holds.
         Authorizer authorizer = new Authorizer(stateMachine::authTable);
         FrontEnd frontEnd = new FrontEnd(config.id(), groupIds, metrics.rounds(), metrics.overQuota(), authorizer,
-                new DiskFloor(config.id(), config.storage(), config.minFreeBytes()));
+                new DiskFloor(config.id(), config.storage(), config.minFreeBytes()), support);
         AdminService admin = new AdminService(groupIds, config.id(), config.peers().get(config.id()), config.clientCredentials(), authorizer);
         BackupService backup = new BackupService(config.id(), config.group(), groupIds, authorizer);
         // The front end is served on the client port, which is the node's one port: the address clients
@@ -215,7 +221,7 @@ public final class RatchetNode implements AutoCloseable {
                 builder.callExecutor(FrontEnd::callExecutor);
             }
             return builder.addService(frontEnd.service()).addService(admin.service())
-                    .addService(backup.service()).addService(backup.snapshotService()).addService(pace.service()).intercept(new TokenInterceptor());
+                    .addService(backup.service()).addService(backup.snapshotService()).addService(pace.service()).addService(support.service()).intercept(new TokenInterceptor());
         });
         if (tls != null) {
             GrpcConfigKeys.TLS.setConf(parameters, tls.ratis());
@@ -241,12 +247,13 @@ public final class RatchetNode implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             // Ratis wraps what stopped it (the store refusing its layout, a port in use) in layers of its own,
             // some unchecked: said here as the one cause, with what was opened closed again.
-            closeAll(List.of(server::close, frontEnd::close, admin::close, pace::close, metrics::close));
+            closeAll(List.of(server::close, frontEnd::close, admin::close, pace::close, support::close, metrics::close));
             throw new IOException("node " + config.id() + " will not start: " + rootCause(e), e);
         }
         // Only now: until start returns, looking up the Raft group blocks while it loads its snapshot and
         // log, and a call would hold a gRPC thread that long. Calls before this are refused at once.
         frontEnd.attach(server);
+        support.attach(server, groupIds);
         admin.attach(server);
         backup.attach(server);
         metrics.bindServer(server.getDivision(groupId), stateMachine, frontEnd::pendingWatches);
@@ -257,7 +264,7 @@ public final class RatchetNode implements AutoCloseable {
             }
             metrics.bindGroups(divisions);
         }
-        RatchetNode node = new RatchetNode(config, groupIds, server, frontEnd, admin, authorizer, metrics, clock, pace, halted);
+        RatchetNode node = new RatchetNode(config, groupIds, server, frontEnd, admin, authorizer, metrics, clock, pace, support, halted);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp(tls);
@@ -472,6 +479,11 @@ public final class RatchetNode implements AutoCloseable {
         return all;
     }
 
+    /** Which commands the other members said they apply (tests make a node answer as an earlier release). */
+    CommandSupport commandSupport() {
+        return support;
+    }
+
     /** Every group's id, in group order; the first is {@link #groupId()}. */
     public List<RaftGroupId> groupIds() {
         return groupIds;
@@ -603,6 +615,7 @@ public final class RatchetNode implements AutoCloseable {
         stalledLogs.forEach(StalledLogWatch::close);
         slowLeaders.forEach(SlowLeaderWatch::close);
         pace.close();
+        support.close();
         sweepers.forEach(Sweeper::close);
         quotaBootstraps.forEach(QuotaBootstrap::close);
         frontEnd.close();

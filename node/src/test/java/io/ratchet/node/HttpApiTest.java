@@ -456,6 +456,26 @@ class HttpApiTest extends SharedClusterTest {
         assertEquals("user-7", theirs.json().get("reservation").get("owner").asText());
     }
 
+    @Test
+    void anAddCountsFromZeroOnceUnderItsKeyAndAnswers409ForAValueThatIsNoInteger() {
+        Answer first = send("POST", "/v1/add/http/counters/views", "{\"delta\": 5}", "Idempotency-Key", "http-add-1");
+        assertEquals(200, first.status(), first.response().body());
+        assertEquals(5, first.json().get("value").asLong());
+        assertEquals("\"" + first.json().get("index").asLong() + "\"", first.etag());
+        Answer again = send("POST", "/v1/add/http/counters/views", "{\"delta\": 5}", "Idempotency-Key", "http-add-1");
+        assertEquals(first.json(), again.json(), "the resend answers the first outcome");
+        assertEquals(3, send("POST", "/v1/add/http/counters/views", "{\"delta\": -2}").json().get("value").asLong());
+
+        assertEquals(400, send("POST", "/v1/add/http/counters/views", "{\"delta\": 1.5}").status());
+        assertEquals(400, send("POST", "/v1/add/http/counters/views", "{\"delta\": 9223372036854775808}").status());
+        send("PUT", "/v1/items/http/counters/text", "\"ten\"", "If-None-Match", "*");
+        Answer text = send("POST", "/v1/add/http/counters/text", "{\"delta\": 1}");
+        assertEquals(409, text.status());
+        assertEquals("not_an_integer", text.json().get("code").asText());
+        assertEquals("ten", text.json().get("current").get("value").asText());
+        assertEquals("\"ten\"", get("/v1/items/http/counters/text").json().get("value").toString(), "nothing written");
+    }
+
     // ---- the cluster
 
     @Test

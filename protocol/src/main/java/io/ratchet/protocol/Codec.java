@@ -366,6 +366,11 @@ public final class Codec {
                 writeOps(o, p.ops());
             };
             case FENCE -> o -> o.writeLong(((Command.Fence) command).millis());
+            case ADD -> o -> {
+                Command.Add add = (Command.Add) command;
+                writeString(o, add.key());
+                o.writeLong(add.delta());
+            };
             case SETTLE -> o -> {
                 Command.Settle settle = (Command.Settle) command;
                 writeString(o, settle.txn());
@@ -457,6 +462,7 @@ public final class Codec {
                 yield new Command.Prepare(txn, primary, groups, in.readLong(), in.readBoolean(), readOps(in));
             }
             case FENCE -> new Command.Fence(in.readLong());
+            case ADD -> new Command.Add(readString(in), in.readLong());
             case SETTLE -> new Command.Settle(readString(in), tagged(Command.Settle.Step.values(), in.readByte(), "settle step"));
         };
     }
@@ -496,6 +502,11 @@ public final class Codec {
         byte type = in.readByte();
         Command.Op.Kind kind = WireKind.byTag(OPS, type);
         if (kind == null) {
+            Command.Kind alone = WireKind.byTag(COMMANDS, type);
+            if (alone != null) {
+                throw new InvalidCommandException("command type " + type + " (" + alone.name().toLowerCase(java.util.Locale.ROOT)
+                        + ") stands alone: it is not an operation of a transaction");
+            }
             throw new InvalidCommandException("unknown command type " + type);
         }
         return switch (kind) {
@@ -694,6 +705,22 @@ public final class Codec {
                 o.writeLong(t.index());
             };
             case FENCED -> o -> o.writeLong(((Result.Fenced) result).until());
+            case NOT_AN_INTEGER -> o -> {
+                Result.NotAnInteger n = (Result.NotAnInteger) result;
+                writeString(o, n.key());
+                writeItem(o, n.item());
+            };
+            case OVERFLOW -> o -> {
+                Result.Overflow v = (Result.Overflow) result;
+                writeString(o, v.key());
+                writeItem(o, v.item());
+                o.writeLong(v.delta());
+            };
+            case UNSUPPORTED -> o -> {
+                Result.Unsupported u = (Result.Unsupported) result;
+                writeString(o, u.command());
+                writeString(o, u.reason());
+            };
             case LOCKED -> o -> {
                 Result.Locked l = (Result.Locked) result;
                 writeString(o, l.key());
@@ -755,6 +782,9 @@ public final class Codec {
                     "transaction record state"), in.readInt(), in.readLong());
             case LOCKED -> new Result.Locked(readString(in), readString(in));
             case FENCED -> new Result.Fenced(in.readLong());
+            case NOT_AN_INTEGER -> new Result.NotAnInteger(readString(in), readItem(in));
+            case OVERFLOW -> new Result.Overflow(readString(in), readItem(in), in.readLong());
+            case UNSUPPORTED -> new Result.Unsupported(readString(in), readString(in));
         };
     }
 

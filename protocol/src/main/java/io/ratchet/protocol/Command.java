@@ -9,7 +9,8 @@ import java.util.Set;
  * of the entry that last wrote it; index 0 names an absent item.
  */
 public sealed interface Command permits Command.Put, Command.Delete, Command.Transaction, Command.Sweep,
-        Command.OpenSession, Command.SetQuota, Command.AuthChange, Command.Prepare, Command.Settle, Command.Fence {
+        Command.OpenSession, Command.SetQuota, Command.AuthChange, Command.Prepare, Command.Settle, Command.Fence,
+        Command.Add {
 
     /** Which command this is: what code that handles commands switches on (see {@link WireKind}). */
     Kind kind();
@@ -22,7 +23,8 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
      * ({@link Op.Kind}): a put or a delete has one tag, alone or in a transaction.
      */
     enum Kind implements WireKind {
-        PUT(1), DELETE(2), TRANSACTION(3), SWEEP(4), OPEN_SESSION(8), SET_QUOTA(9), AUTH_CHANGE(10), PREPARE(11), SETTLE(12), FENCE(13);
+        PUT(1), DELETE(2), TRANSACTION(3), SWEEP(4), OPEN_SESSION(8), SET_QUOTA(9), AUTH_CHANGE(10), PREPARE(11), SETTLE(12), FENCE(13),
+        ADD(14);
 
         private final byte tag;
 
@@ -133,6 +135,54 @@ public sealed interface Command permits Command.Put, Command.Delete, Command.Tra
         @Override
         public Op.Kind opKind() {
             return Op.Kind.DELETE;
+        }
+    }
+
+    /**
+     * Adds {@code delta} to the JSON integer under {@code key}: a write with no condition, so adds to one key
+     * never conflict and need no retry loop (docs/DESIGN.md, "Commutative add"). An absent key, or an item
+     * that has expired at the entry's cluster time, counts as 0 and is created holding {@code delta}, with no
+     * metadata. An item that is there keeps its spelling, metadata, expiry and created index; its value
+     * becomes the sum and its index the entry's. Answered {@link Result.Write} with the item after it.
+     *
+     * <p>Numbers are signed 64-bit integers: {@code delta} is any {@code long}, and the item's value must be a
+     * JSON integer in that range (see {@link #integerOf}); else the add is answered {@link Result.NotAnInteger}.
+     * A sum outside the range is answered {@link Result.Overflow}. Either writes nothing.
+     *
+     * <p>Alone only: a transaction's operations are conditions with writes, and an add is neither; the
+     * codec refuses one inside a transaction.
+     */
+    record Add(String key, long delta) implements Command {
+        private static final java.util.regex.Pattern INTEGER = java.util.regex.Pattern.compile("-?(0|[1-9][0-9]*)");
+
+        @Override
+        public void validate() {
+            Keys.validateWritable(key);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.ADD;
+        }
+
+        /**
+         * The number {@code json} holds when it is a JSON integer in the signed 64-bit range (whitespace
+         * around it allowed), else null: a string, an object, a number with a fraction or an exponent
+         * ({@code 5.0}, {@code 1e3}), or an integer past the range.
+         */
+        public static Long integerOf(String json) {
+            if (json == null) {
+                return null;
+            }
+            String number = json.strip();
+            if (number.isEmpty() || number.length() > 20 || !INTEGER.matcher(number).matches()) {
+                return null;
+            }
+            try {
+                return Long.parseLong(number);
+            } catch (NumberFormatException e) {
+                return null; // an integer past the range
+            }
         }
     }
 

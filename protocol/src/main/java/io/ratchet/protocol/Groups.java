@@ -79,6 +79,7 @@ public final class Groups {
     public static List<String> keys(Command command) {
         return switch (command.kind()) {
             case PUT, DELETE -> List.of(((Command.Op) command).key());
+            case ADD -> List.of(((Command.Add) command).key());
             case TRANSACTION -> ((Command.Transaction) command).ops().stream().map(Command.Op::key).toList();
             case SWEEP -> ((Command.Sweep) command).candidates().stream().map(Command.KeyIndex::key).toList();
             case PREPARE -> ((Command.Prepare) command).ops().stream().map(Command.Op::key).toList();

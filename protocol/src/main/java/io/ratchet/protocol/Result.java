@@ -6,7 +6,7 @@ import java.util.List;
 public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, Result.Rejected, Result.Found,
         Result.Items, Result.Stats, Result.Watched, Result.DocumentFound, Result.SessionOpened,
         Result.SessionExpired, Result.Contention, Result.QuotaExceeded, Result.DiskFull, Result.Quota, Result.AuthState, Result.Shape,
-        Result.TxnState, Result.Locked, Result.Fenced {
+        Result.TxnState, Result.Locked, Result.Fenced, Result.NotAnInteger, Result.Overflow, Result.Unsupported {
 
     /** Which result this is: what code that reads or encodes results switches on (see {@link WireKind}). */
     Kind kind();
@@ -15,7 +15,7 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
     enum Kind implements WireKind {
         WRITE(1), REJECTED(2), FOUND(3), ITEMS(4), STATS(5), TXN(6), SWEPT(7), WATCHED(8), DOCUMENT_FOUND(9),
         SESSION_OPENED(10), SESSION_EXPIRED(11), CONTENTION(12), QUOTA_EXCEEDED(13), QUOTA(14), AUTH_STATE(15),
-        DISK_FULL(16), SHAPE(17), TXN_STATE(18), LOCKED(19), FENCED(20);
+        DISK_FULL(16), SHAPE(17), TXN_STATE(18), LOCKED(19), FENCED(20), NOT_AN_INTEGER(21), OVERFLOW(22), UNSUPPORTED(23);
 
         private final byte tag;
 
@@ -300,6 +300,45 @@ public sealed interface Result permits Result.Write, Result.Txn, Result.Swept, R
         @Override
         public Kind kind() {
             return Kind.FENCED;
+        }
+    }
+
+    /**
+     * An {@link Command.Add} refused because the item under {@code key} does not hold a JSON integer in the
+     * signed 64-bit range (a string, an object, {@code 1.5}, {@code 5.0}, an integer past the range):
+     * nothing was written. {@code item} is the item as it is.
+     */
+    record NotAnInteger(String key, Item item) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.NOT_AN_INTEGER;
+        }
+    }
+
+    /**
+     * An {@link Command.Add} refused because the sum of the item's value and {@code delta} is outside the
+     * signed 64-bit range: nothing was written. {@code item} is the item as it is.
+     */
+    record Overflow(String key, Item item, long delta) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.OVERFLOW;
+        }
+    }
+
+    /**
+     * A message refused by the leader's front end, before the log, because it carries a command that some
+     * member of the group may not be able to apply: a node of an earlier release during a rolling upgrade
+     * (docs/DESIGN.md, "Versions and upgrades"). Nothing of the message was written; every command of it
+     * gets this answer. Not a result of apply.
+     *
+     * @param command the command's name, as the wire tables give it ({@code add})
+     * @param reason  for people: which member, and what to do
+     */
+    record Unsupported(String command, String reason) implements Result {
+        @Override
+        public Kind kind() {
+            return Kind.UNSUPPORTED;
         }
     }
 }

@@ -55,6 +55,7 @@ class WireBytesTest {
                 new Command.Prepare("t1", 0, List.of(0, 3), 5_000, true, List.of(new Command.Delete("k", 2))));
         command("0c 00000002 7431 01", new Command.Settle("t1", Command.Settle.Step.COMMIT));
         command("0d 000000000000ea60", new Command.Fence(60_000));
+        command("0e 00000001 6b fffffffffffffffe", new Command.Add("k", -2));
 
         Set<WireKind> all = new HashSet<>(EnumSet.complementOf(EnumSet.of(Command.Kind.AUTH_CHANGE)));
         all.addAll(EnumSet.allOf(Command.Op.Kind.class));
@@ -118,6 +119,9 @@ class WireBytesTest {
                 new Result.TxnState("t1", Result.TxnState.Record.COMMITTED, 3, 9));
         result("13 00000001 6b 00000002 7431", new Result.Locked("k", "t1"));
         result("14 0000018bcfe56800", new Result.Fenced(STAMP));
+        result("15 00000001 6b " + ITEM_BYTES, new Result.NotAnInteger("k", ITEM));
+        result("16 00000001 6b " + ITEM_BYTES + " 7fffffffffffffff", new Result.Overflow("k", ITEM, Long.MAX_VALUE));
+        result("17 00000003 616464 00000001 6d", new Result.Unsupported("add", "m"));
         assertEquals(EnumSet.allOf(Result.Kind.class), pinned);
     }
 

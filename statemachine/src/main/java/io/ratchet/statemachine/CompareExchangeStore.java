@@ -248,6 +248,13 @@ public final class CompareExchangeStore {
             if (command.kind() == Command.Kind.PREPARE || command.kind() == Command.Kind.SWEEP) {
                 continue;
             }
+            if (command instanceof Command.Add add) {
+                Intents.Intent held = intents.on(Keys.normalize(add.key()));
+                if (held != null) {
+                    return new Result.Locked(add.key(), held.txn());
+                }
+                continue;
+            }
             for (Command.Op op : ops(command)) {
                 Intents.Intent held = intents.on(Keys.normalize(op.key()));
                 if (held != null) {
@@ -290,7 +297,69 @@ public final class CompareExchangeStore {
             case PREPARE -> prepare((Command.Prepare) command, logIndex, clusterTime);
             case SETTLE -> settle((Command.Settle) command, clusterTime);
             case FENCE -> fence((Command.Fence) command, clusterTime);
+            case ADD -> add((Command.Add) command, logIndex, clusterTime);
         };
+    }
+
+    /**
+     * Adds to the integer under the key ({@link Command.Add}): no condition, so it never conflicts. Counted
+     * as a condition that held, committed unless refused, so a contended key's counts show adds as commits
+     * of one attempt each.
+     */
+    private Result add(Command.Add add, long logIndex, long clusterTime) {
+        String id = Keys.normalize(add.key());
+        Item current = items.get(id);
+        Result refused = notAddable(add, current, clusterTime);
+        if (refused != null) {
+            count(id, add.key(), true, false);
+            return refused;
+        }
+        Item after = added(add, current, logIndex, clusterTime);
+        Result overQuota = overQuota(Footprint.item(after) - Footprint.item(current));
+        count(id, add.key(), true, overQuota == null);
+        if (overQuota != null) {
+            return overQuota;
+        }
+        return new Result.Write(true, after.key(), putItem(after));
+    }
+
+    /**
+     * The item an add counts from: none when the key is absent or its item has expired at {@code clusterTime}.
+     * An expired item is gone to every condition that asks (a lease up for grabs); an add to it starts from 0,
+     * as a new item without its metadata, rather than keeping an expiry already passed, under which the sweep
+     * would remove the sum right after acknowledging it.
+     */
+    private static Item addedTo(Item current, long clusterTime) {
+        return current == null || current.expiredAt(clusterTime) ? null : current;
+    }
+
+    /** Why {@code add} cannot apply to {@code current} ({@link Result.NotAnInteger}, {@link Result.Overflow}); null when it can. */
+    private static Result notAddable(Command.Add add, Item current, long clusterTime) {
+        Item live = addedTo(current, clusterTime);
+        if (live == null) {
+            return null; // 0 plus any long fits
+        }
+        Long value = Command.Add.integerOf(live.value());
+        if (value == null) {
+            return new Result.NotAnInteger(live.key(), live);
+        }
+        long sum = value + add.delta();
+        // Overflow when both operands have the sign the sum lacks (Math.addExact's test, without its exception).
+        if (((value ^ sum) & (add.delta() ^ sum)) < 0) {
+            return new Result.Overflow(live.key(), live, add.delta());
+        }
+        return null;
+    }
+
+    /** The item {@code add} leaves at {@code logIndex}; only for an add that {@link #notAddable} lets through. */
+    private static Item added(Command.Add add, Item current, long logIndex, long clusterTime) {
+        Item live = addedTo(current, clusterTime);
+        if (live == null) {
+            return new Item(add.key(), Long.toString(add.delta()), logIndex, logIndex, 0, null);
+        }
+        long sum = Command.Add.integerOf(live.value()) + add.delta();
+        // In place: the first spelling, metadata, expiry and created index stay; only the value and index move.
+        return new Item(live.key(), Long.toString(sum), logIndex, live.createdIndex(), live.expiresAt(), live.metadata());
     }
 
     private Result write(Command.Op op, long logIndex, long clusterTime) {
@@ -383,6 +452,12 @@ public final class CompareExchangeStore {
                 } catch (InvalidCommandException e) {
                     continue; // apply refuses it: it writes nothing
                 }
+                if (command instanceof Command.Add add) {
+                    if (addGrowth(add) > 0) {
+                        return true;
+                    }
+                    continue;
+                }
                 for (Command.Op op : ops(command)) {
                     Item current = items.get(Keys.normalize(op.key()));
                     if (holds(op, current, clusterTime) && plan(op, current, lastEntryIndex + 1, clusterTime).growth() > 0) {
@@ -401,6 +476,9 @@ public final class CompareExchangeStore {
         } catch (InvalidCommandException e) {
             return null;
         }
+        if (command instanceof Command.Add add) {
+            return overQuota(addGrowth(add));
+        }
         List<Command.Op> ops = ops(command);
         if (ops.isEmpty()) {
             return null;
@@ -416,13 +494,25 @@ public final class CompareExchangeStore {
         return overQuota(growth);
     }
 
-    /** The operations whose conditions a command checks and whose writes it makes; none when it writes no item. */
+    /** What {@code add} would add to the state if applied now; 0 when it would be refused (or shrinks nothing). */
+    private long addGrowth(Command.Add add) {
+        Item current = items.get(Keys.normalize(add.key()));
+        if (notAddable(add, current, clusterTime) != null) {
+            return 0;
+        }
+        return Footprint.item(added(add, current, lastEntryIndex + 1, clusterTime)) - Footprint.item(current);
+    }
+
+    /**
+     * The operations whose conditions a command checks and whose writes it makes; none when it writes no item
+     * under a condition (an add writes one, with no condition: its callers handle it apart).
+     */
     static List<Command.Op> ops(Command command) {
         return switch (command.kind()) {
             case PUT, DELETE -> List.of((Command.Op) command);
             case TRANSACTION -> ((Command.Transaction) command).ops();
             case PREPARE -> ((Command.Prepare) command).ops();
-            case SWEEP, OPEN_SESSION, SET_QUOTA, AUTH_CHANGE, SETTLE, FENCE -> List.of();
+            case SWEEP, OPEN_SESSION, SET_QUOTA, AUTH_CHANGE, SETTLE, FENCE, ADD -> List.of();
         };
     }
 

@@ -35,6 +35,8 @@ final class Footprint {
     static final long RESULT = 48;
     /** More than a ttl's expiry field adds to an item's metadata ({@code "expiresAt":"<instant>"} and a comma). */
     private static final long MOST_EXPIRY_FIELD = 64;
+    /** The longest a signed 64-bit integer is as JSON text ({@code -9223372036854775808}). */
+    private static final long MOST_INTEGER_CHARS = 20;
 
     private Footprint() {
     }
@@ -93,8 +95,10 @@ final class Footprint {
             case FENCED -> RESULT;
             case TXN_STATE -> RESULT + utf8(((Result.TxnState) result).txn());
             case LOCKED -> RESULT + utf8(((Result.Locked) result).key()) + utf8(((Result.Locked) result).txn());
+            case NOT_AN_INTEGER -> RESULT + utf8(((Result.NotAnInteger) result).key()) + item(((Result.NotAnInteger) result).item());
+            case OVERFLOW -> RESULT + utf8(((Result.Overflow) result).key()) + item(((Result.Overflow) result).item());
             case FOUND, ITEMS, STATS, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED, CONTENTION,
-                    QUOTA_EXCEEDED, QUOTA, AUTH_STATE, DISK_FULL, SHAPE -> RESULT;
+                    QUOTA_EXCEEDED, QUOTA, AUTH_STATE, DISK_FULL, SHAPE, UNSUPPORTED -> RESULT;
         };
     }
 
@@ -109,6 +113,10 @@ final class Footprint {
         long sum = 0;
         for (Request request : batch.requests()) {
             for (Command command : request.commands()) {
+                if (command instanceof Command.Add add) {
+                    // At most a new item: its key (normalized and spelt) and an integer of at most 20 characters.
+                    sum += ITEM + 9L * add.key().length() + MOST_INTEGER_CHARS;
+                }
                 for (Command.Op op : CompareExchangeStore.ops(command)) {
                     sum += mostGrowth(op);
                 }

@@ -10,6 +10,7 @@ import io.ratchet.protocol.InvalidCommandException;
 import io.ratchet.protocol.NewerFormatException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Request;
 import io.ratchet.protocol.RaftBytes;
 import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.kv.RocksKeyValueStore;
@@ -29,6 +30,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
@@ -129,6 +131,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private final KeyContention contention = new KeyContention(System.currentTimeMillis());
     private volatile ApplyListener applyListener = ApplyListener.NONE;
     private volatile Consumer<Throwable> mustStop = cause -> { };
+    /** Why a command of a kind may not enter the log now; null when it may (see {@link #checkProposals}). */
+    private volatile Function<Command.Kind, String> unproposable = kind -> null;
     private final QuotaAlarm quotaAlarm = new QuotaAlarm();
     /** The state's size and quota after the last entry: read without the lock by status and metrics. */
     private volatile Result.Quota quota = new Result.Quota(0, Limits.DEFAULT_QUOTA_BYTES);
@@ -402,6 +406,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
                 throw new InvalidCommandException("a write carries at least one request");
             }
             batches.forEach(Batch::validate);
+            checkProposable(batches);
             checkQuotasFitDisk(batches);
             Entry entry = new Entry(leaderClock.getAsLong(), batches);
             return context.setLogData(RaftBytes.wrap(Codec.encodeEntry(entry))).build();
@@ -409,6 +414,31 @@ public final class RatchetStateMachine extends BaseStateMachine {
             TransactionContext refused = context.build();
             refused.setException(e);
             return refused;
+        }
+    }
+
+    /**
+     * Has the leader ask {@code why} of every command it is asked to put into the log: a command it names a
+     * reason for (one a member of an earlier release could not apply) is refused as invalid, with that reason,
+     * and nothing is appended. The node's front end asks first and answers such a write itself; this keeps a
+     * write sent over Ratis' own client protocol from passing by.
+     */
+    public void checkProposals(Function<Command.Kind, String> why) {
+        this.unproposable = why;
+    }
+
+    private void checkProposable(List<Batch> batches) {
+        Function<Command.Kind, String> why = unproposable;
+        for (Batch batch : batches) {
+            for (Request request : batch.requests()) {
+                for (Command command : request.commands()) {
+                    String refused = why.apply(command.kind());
+                    if (refused != null) {
+                        throw new InvalidCommandException("the cluster cannot take '" + command.kind().name().toLowerCase(
+                                java.util.Locale.ROOT) + "' yet: " + refused);
+                    }
+                }
+            }
         }
     }
 

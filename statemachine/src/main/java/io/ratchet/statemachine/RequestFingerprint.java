@@ -72,6 +72,12 @@ final class RequestFingerprint {
                 number(p.ops().size());
                 p.ops().forEach(this::op);
             };
+            case ADD -> () -> {
+                Command.Add a = (Command.Add) command;
+                word("add");
+                text(a.key());
+                number(a.delta());
+            };
             case FENCE -> () -> {
                 word("fence");
                 number(((Command.Fence) command).millis());

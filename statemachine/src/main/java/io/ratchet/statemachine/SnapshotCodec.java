@@ -34,6 +34,8 @@ final class SnapshotCodec {
     private static final byte TXN_STATE = 18;
     private static final byte LOCKED = 19;
     private static final byte FENCED = 20;
+    private static final byte NOT_AN_INTEGER = 21;
+    private static final byte OVERFLOW = 22;
     /** A string in a snapshot is at most a value's size many times over; more means a damaged file. */
     private static final int MAX_STRING_BYTES = 64 << 20;
     private static final int MAX_COUNT = 1 << 20;
@@ -184,8 +186,21 @@ final class SnapshotCodec {
                 writeString(o, l.key());
                 writeString(o, l.txn());
             };
+            case NOT_AN_INTEGER -> o -> {
+                Result.NotAnInteger n = (Result.NotAnInteger) result;
+                o.writeByte(NOT_AN_INTEGER);
+                writeString(o, n.key());
+                writeItem(o, n.item());
+            };
+            case OVERFLOW -> o -> {
+                Result.Overflow v = (Result.Overflow) result;
+                o.writeByte(OVERFLOW);
+                writeString(o, v.key());
+                writeItem(o, v.item());
+                o.writeLong(v.delta());
+            };
             // reads' answers, and a front end's: apply never remembers them
-            case FOUND, ITEMS, STATS, WATCHED, DOCUMENT_FOUND, CONTENTION, DISK_FULL, SHAPE ->
+            case FOUND, ITEMS, STATS, WATCHED, DOCUMENT_FOUND, CONTENTION, DISK_FULL, SHAPE, UNSUPPORTED ->
                     throw new IllegalArgumentException("a snapshot keeps the results of writes only, not " + result);
         };
         tagged.write(out);
@@ -222,6 +237,8 @@ final class SnapshotCodec {
             }
             case LOCKED -> new Result.Locked(readString(in), readString(in));
             case FENCED -> new Result.Fenced(in.readLong());
+            case NOT_AN_INTEGER -> new Result.NotAnInteger(readString(in), readItem(in));
+            case OVERFLOW -> new Result.Overflow(readString(in), readItem(in), in.readLong());
             default -> throw new SnapshotFormatException("unknown result type " + type);
         };
     }

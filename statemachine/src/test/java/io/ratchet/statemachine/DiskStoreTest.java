@@ -88,6 +88,8 @@ class DiskStoreTest {
                         "{\"n\":" + random.nextInt(9) + "}", guardIndex(reference))));
                 case 4 -> new Command.Sweep(reference.expiredAt(stamp, 10));
                 case 5 -> new Command.Put(key, "\"" + "x".repeat(random.nextInt(200_000)) + "\"", index, null);
+                // adds to integers, to objects (refused) and past the range (refused): remembered results of each
+                case 6 -> new Command.Add(key, random.nextInt(8) == 0 ? Long.MAX_VALUE : random.nextInt(2_000) - 1_000);
                 default -> new Command.Put(key, Integer.toString(random.nextInt(1000)), index, null);
             };
         }

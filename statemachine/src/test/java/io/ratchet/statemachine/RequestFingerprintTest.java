@@ -51,7 +51,10 @@ class RequestFingerprintTest {
                 new Command.Transaction(List.of(new Command.PutDocument("d", "{}", 1))),
                 new Command.Transaction(List.of(new Command.DeleteDocument("d", 1))),
                 new Command.OpenSession(1, 60_000),
-                new Command.OpenSession(2, 60_000));
+                new Command.OpenSession(2, 60_000),
+                new Command.Add("k", 1),
+                new Command.Add("K", 1),
+                new Command.Add("k", -1));
         Set<Long> prints = variants.stream().map(RequestFingerprintTest::fingerprint).collect(Collectors.toSet());
         assertEquals(variants.size(), prints.size());
         // A string's length is part of it: the field boundary cannot move between two strings.

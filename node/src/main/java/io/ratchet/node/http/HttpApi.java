@@ -1,7 +1,9 @@
 package io.ratchet.node.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.AddOverflowException;
 import io.ratchet.client.DiskFullException;
+import io.ratchet.client.NotAnIntegerException;
 import io.ratchet.client.ErrorCode;
 import io.ratchet.common.Failures;
 import io.ratchet.client.QuotaExceededException;
@@ -409,6 +411,10 @@ public final class HttpApi implements AutoCloseable {
             body.put("used", e.used());
             body.put("quota", e.quota());
             body.put("needed", e.needed());
+        } else if (cause instanceof NotAnIntegerException e) {
+            body.set("current", JsonViews.item(e.item())); // what the item holds instead of an integer
+        } else if (cause instanceof AddOverflowException e) {
+            body.set("current", JsonViews.item(e.item()));
         } else if (cause instanceof DiskFullException e) {
             // The leader's disk is at its floor; deletes and space on the disk mend it.
             body.put("node", e.node());
@@ -430,7 +436,9 @@ public final class HttpApi implements AutoCloseable {
             case NOT_FOUND -> "not_found";
             case CONDITION_FAILED, LEASE_LOST -> "precondition_failed";
             case RETRY_EXHAUSTED, ADMIN_REFUSED -> "conflict";
-            case CLUSTER_UNAVAILABLE -> "unavailable";
+            case NOT_AN_INTEGER -> "not_an_integer";
+            case OVERFLOW -> "overflow";
+            case CLUSTER_UNAVAILABLE, UNSUPPORTED -> "unavailable";
             case UNKNOWN_OUTCOME -> "unknown_outcome";
             case QUOTA_EXCEEDED -> "quota_exceeded";
             case DISK_FULL -> "disk_full";

@@ -110,6 +110,7 @@ public final class Routes {
                 new Route("PUT", "/v1/locks", "name", SMALL_BODY, this::renew),
                 new Route("DELETE", "/v1/locks", "name", 0, this::release),
                 new Route("POST", "/v1/reservations", "key", SMALL_BODY, this::reserve),
+                new Route("POST", "/v1/add", "key", SMALL_BODY, this::add),
                 new Route("GET", "/v1/status", null, 0, this::status),
                 new Route("GET", "/v1/hotkeys", null, 0, this::hotKeys),
                 new Route("GET", "/v1/openapi.json", null, 0, call -> openApi()));
@@ -407,6 +408,24 @@ public final class Routes {
             reservation.put("expiresAt", r.current().expiresAt().map(Instant::toEpochMilli).orElse(null));
             return HttpReply.json(r.reserved() ? 200 : 409, answer).etag(r.current().index());
         });
+    }
+
+    /** {@code POST /v1/add/{key}} with {@code {"delta": N}}: the commutative add, answered with the sum and its index. */
+    private CompletableFuture<HttpReply> add(HttpCall call) {
+        JsonNode delta = call.jsonObject().get("delta");
+        if (delta == null || !delta.isIntegralNumber() || !delta.canConvertToLong()) {
+            throw HttpError.badRequest("the body must be {\"delta\": N}, N a signed 64-bit integer (no fraction, no exponent), not "
+                    + (delta == null ? "missing" : delta.toString()));
+        }
+        String idempotencyKey = call.header("Idempotency-Key");
+        return client(call).addAsync(call.rest(), delta.asLong(), idempotencyKey, idempotencyKey == null ? null : IDEMPOTENCY_RETENTION)
+                .thenApply(r -> {
+                    ObjectNode body = Json.MAPPER.createObjectNode();
+                    body.put("key", r.key());
+                    body.put("value", r.value());
+                    body.put("index", r.index());
+                    return HttpReply.json(200, body).etag(r.index());
+                });
     }
 
     // ---- the cluster

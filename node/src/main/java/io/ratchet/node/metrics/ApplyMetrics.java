@@ -94,7 +94,8 @@ final class ApplyMetrics implements ApplyListener {
             case WRITE -> !((Result.Write) result).successful();
             case TXN -> !((Result.Txn) result).successful();
             case REJECTED, FOUND, ITEMS, STATS, SWEPT, WATCHED, DOCUMENT_FOUND, SESSION_OPENED, SESSION_EXPIRED,
-                    CONTENTION, QUOTA_EXCEEDED, QUOTA, AUTH_STATE, DISK_FULL, SHAPE, TXN_STATE, LOCKED, FENCED -> false;
+                    CONTENTION, QUOTA_EXCEEDED, QUOTA, AUTH_STATE, DISK_FULL, SHAPE, TXN_STATE, LOCKED, FENCED, NOT_AN_INTEGER, OVERFLOW,
+                    UNSUPPORTED -> false;
         };
     }
 

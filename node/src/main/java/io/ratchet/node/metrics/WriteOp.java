@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /** The kinds of write a metric counts apart, as its {@code op} tag. */
 enum WriteOp {
-    PUT, DELETE, TXN, DOCUMENT, PREPARE, SETTLE, SWEEP, OPEN_SESSION, OTHER;
+    PUT, DELETE, ADD, TXN, DOCUMENT, PREPARE, SETTLE, SWEEP, OPEN_SESSION, OTHER;
 
     /** The tag's value: {@code put}, {@code open-session}, ... */
     String tag() {
@@ -17,6 +17,7 @@ enum WriteOp {
         return switch (command.kind()) {
             case PUT -> PUT;
             case DELETE -> DELETE;
+            case ADD -> ADD;
             case TRANSACTION -> ((Command.Transaction) command).ops().stream()
                     .anyMatch(op -> op instanceof Command.DocumentOp) ? DOCUMENT : TXN;
             case PREPARE -> PREPARE;

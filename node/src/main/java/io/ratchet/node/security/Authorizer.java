@@ -96,6 +96,7 @@ public final class Authorizer {
     private Refusal check(AuthTable t, AuthTable.User user, Command command, Function<String, List<String>> heldKeys) {
         return switch (command.kind()) {
             case PUT, DELETE -> need(t, user, Permission.WRITE, ((Command.Op) command).key());
+            case ADD -> need(t, user, Permission.WRITE, ((Command.Add) command).key());
             // Settling writes the transaction's held keys here: only a user who may write them all may.
             case SETTLE -> needEach(t, user, Permission.WRITE, heldKeys.apply(((Command.Settle) command).txn()));
             case TRANSACTION, PREPARE -> {
