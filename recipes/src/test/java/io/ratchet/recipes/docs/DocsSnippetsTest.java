@@ -63,7 +63,8 @@ class DocsSnippetsTest {
     static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
     static final List<String> IMPORTS = List.of("io.ratchet.client.*", "io.ratchet.client.micrometer.*",
             "io.ratchet.protocol.*", "io.ratchet.recipes.lock.*", "io.ratchet.recipes.reservation.*",
-            "io.ratchet.recipes.session.*", "io.ratchet.recipes.election.*", "io.ratchet.testing.*", "java.time.*",
+            "io.ratchet.recipes.session.*", "io.ratchet.recipes.election.*", "io.ratchet.recipes.counter.*",
+            "io.ratchet.testing.*", "java.time.*",
             "java.util.*", "java.util.concurrent.*");
     static final String SKIPPED_GUIDE = "SPRING.md";
     static final String SKIPPED_MARKER = "class Accounts";
@@ -91,6 +92,10 @@ class DocsSnippetsTest {
                 c -> assertTrue(c.cluster.document("customers/42").orElseThrow().json().contains("555-0199"), "saved"));
         HAPPY_PATHS.put("bindTo(meterRegistry)", c -> assertFalse(
                 c.meterRegistry.find("ratchet.client.attempts").meters().isEmpty(), "the client's meters are bound"));
+        HAPPY_PATHS.put("\"counters/downloads\"",
+                c -> assertEquals("6", c.cluster.item("counters/downloads").orElseThrow().value(), "both adds counted once"));
+        HAPPY_PATHS.put("\"counters/likes\"", c -> assertEquals(2L, c.cluster.read(s -> s.list("counters/likes/", 0, 100)).stream()
+                .mapToLong(i -> Long.parseLong(i.value())).sum(), "two likes over the shards"));
         HAPPY_PATHS.put("\"payments/7\"",
                 c -> assertTrue(c.cluster.item("payments/7").isPresent(), "the keyed write applied"));
     }
