@@ -5,6 +5,7 @@ import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Groups;
+import io.ratchet.recipes.counter.ShardedCounter;
 import io.ratchet.recipes.lock.FairLocks;
 import io.ratchet.recipes.lock.Lease;
 import io.ratchet.recipes.lock.Locks;
@@ -48,6 +49,16 @@ public enum Workload {
      * attempts are the puts its increment took part in.
      */
     HOT_UPDATE,
+    /**
+     * Every client adds 1 to one shared counter ({@link RatchetClient#add}): the hot counter of {@link #HOT}
+     * without a retry loop, since an add has no condition to fail. One commit is one add, of one attempt.
+     */
+    ADD,
+    /**
+     * Every client adds 1 to a {@link ShardedCounter} of {@link #SHARDS} shards, a shard drawn at random for
+     * each add: on a cluster of several groups the shards spread over them.
+     */
+    SHARDED_ADD,
     /** Linearizable gets of each client's own key. */
     READ,
     /**
@@ -70,6 +81,8 @@ public enum Workload {
 
     /** The most conditional writes one update or increment tries before it counts as exhausted (as peerbench). */
     public static final int MAX_ATTEMPTS = 64;
+    /** The shards of the {@link #SHARDED_ADD} counter. */
+    public static final int SHARDS = 16;
     /** The reservations of one {@link #RESERVE_BATCH} transaction. */
     public static final int BATCH = 100;
     /** The lease a bench lock is taken with; it is released long before. */
@@ -96,7 +109,8 @@ public enum Workload {
         try {
             return valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, reserve-batch, update, hot, hot-update, read, lock, fair-lock, pair");
+            throw new IllegalArgumentException("workload '" + name + "' is not one of reserve, reserve-batch, update, hot, hot-update,"
+                    + " add, sharded-add, read, lock, fair-lock, pair");
         }
     }
 
@@ -145,6 +159,11 @@ public enum Workload {
                 case UPDATE -> () -> increment(client, prefix + "u-" + n, stopping);
                 case HOT -> () -> increment(client, prefix + "hot", stopping);
                 case HOT_UPDATE -> combinedIncrement(retries.get(n % instances.size()), prefix + "hot");
+                case ADD -> () -> new Outcome(client.add(prefix + "add", 1).index() > 0, 1);
+                case SHARDED_ADD -> {
+                    ShardedCounter counter = new ShardedCounter(client, prefix + "sharded", SHARDS);
+                    yield () -> new Outcome(counter.add(1).index() > 0, 1);
+                }
                 case READ -> () -> new Outcome(client.get(prefix + "u-" + n).isPresent(), 1);
                 case LOCK -> lockAndRelease(new Locks(client), "bench-" + run + "-" + n);
                 case FAIR_LOCK -> fairLockAndRelease(new FairLocks(client), "bench-" + run);

@@ -24,7 +24,7 @@ import picocli.CommandLine.ParameterException;
 @Command(name = "bench", description = "Measure throughput and latency of a workload against a running cluster; "
         + "prints one JSON line last.")
 final class BenchCommand extends ClientCommand {
-    @Option(names = "--workload", description = "reserve, reserve-batch, update, hot, hot-update, read, lock or fair-lock")
+    @Option(names = "--workload", description = "reserve, reserve-batch, update, hot, hot-update, add, sharded-add, read, lock, fair-lock or pair")
     String workload;
     @Option(names = "--clients", defaultValue = "16", description = "concurrent closed-loop clients (default ${DEFAULT-VALUE})")
     int clients;

@@ -43,7 +43,7 @@ public final class Main implements Runnable {
     }
 
     private static final List<Group> GROUPS = List.of(
-            new Group("Items", List.of("put", "get", "delete", "list", "watch", "txn")),
+            new Group("Items", List.of("put", "get", "delete", "add", "list", "watch", "txn")),
             new Group("Documents", List.of("doc")),
             new Group("Locks and reservations", List.of("lock", "semaphore", "reserve")),
             new Group("Cluster", List.of("status", "members", "leader", "stats", "quota", "backup", "bench", "help")),
@@ -70,6 +70,7 @@ public final class Main implements Runnable {
             case "put" -> new WriteCommands.Put();
             case "get" -> new ReadCommands.Get();
             case "delete" -> new WriteCommands.Delete();
+            case "add" -> new WriteCommands.Add();
             case "list" -> new ReadCommands.ListItems();
             case "watch" -> new WatchCommand();
             case "txn" -> new TransactionCommand();
@@ -109,6 +110,7 @@ public final class Main implements Runnable {
             Map.entry("put", "ratchet put emails/ada@example.com '\"users/1\"' --index 0"),
             Map.entry("get", "ratchet get emails/ada@example.com"),
             Map.entry("delete", "ratchet delete stock/widgets --index 6"),
+            Map.entry("add", "ratchet add counters/page-views 1 --idempotency-key view-8f3a"),
             Map.entry("list", "ratchet list --prefix emails/ --page-size 100"),
             Map.entry("status", "ratchet status"),
             Map.entry("members", "ratchet members list"),

@@ -1,6 +1,7 @@
 package io.ratchet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ratchet.client.AddResult;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.common.Durations;
 import io.ratchet.client.PutOptions;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** The compare-exchange writes: put and delete. */
+/** The writes of single items: compare-exchange put and delete, and the commutative add. */
 final class WriteCommands {
     private WriteCommands() {
     }
@@ -85,6 +86,31 @@ final class WriteCommands {
         @Override
         int run(RatchetClient c) {
             return printWrite(this, c.delete(key, index));
+        }
+    }
+
+    @Command(name = "add", description = "Add an integer to the JSON integer under a key, with no index: adds never conflict "
+            + "(an absent key counts as 0).")
+    static final class Add extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "KEY")
+        String key;
+        @Parameters(index = "1", paramLabel = "DELTA", description = "a signed 64-bit integer, e.g. 1 or -5")
+        long delta;
+        @Option(names = "--idempotency-key", description = "apply at most once: a resend with this key returns the first outcome")
+        String idempotencyKey;
+        @Option(names = "--retention", defaultValue = "5m", description = "how long the cluster remembers the key (default ${DEFAULT-VALUE}, at most 24h)")
+        String retention;
+
+        @Override
+        int run(RatchetClient c) {
+            AddResult r = c.add(key, delta, idempotencyKey, idempotencyKey == null ? null : Durations.parse(retention));
+            ObjectNode o = Output.object();
+            o.put("successful", true);
+            o.put("key", r.key());
+            o.put("index", r.index());
+            o.put("value", r.value());
+            print(o);
+            return ExitCode.DONE;
         }
     }
 }
