@@ -8,6 +8,7 @@ import io.ratchet.recipes.lock.LeaseLostException;
 import io.ratchet.recipes.session.ConcurrencyException;
 import io.ratchet.recipes.session.RetryExhaustedException;
 import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Item;
 import io.ratchet.protocol.Result;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -31,7 +32,10 @@ class ErrorCodeTest {
             Map.entry(new DiskFullException("n1", 10, 32), ErrorCode.DISK_FULL),
             Map.entry(new AdminRefusedException("n4 is already a member"), ErrorCode.ADMIN_REFUSED),
             Map.entry(new AuthenticationException("no user has this token"), ErrorCode.UNAUTHENTICATED),
-            Map.entry(new PermissionDeniedException("no write permission on orders/1"), ErrorCode.PERMISSION_DENIED));
+            Map.entry(new PermissionDeniedException("no write permission on orders/1"), ErrorCode.PERMISSION_DENIED),
+            Map.entry(new NotAnIntegerException("profile", new Item("profile", "\"ada\"", 3, 3, 0, null)), ErrorCode.NOT_AN_INTEGER),
+            Map.entry(new AddOverflowException("big", new Item("big", "9223372036854775807", 4, 4, 0, null), 1), ErrorCode.OVERFLOW),
+            Map.entry(new UnsupportedCommandException("add", "member n3 runs a release without add"), ErrorCode.UNSUPPORTED));
 
     @Test
     void everyExceptionOfTheClientHasItsCode() {
@@ -57,7 +61,8 @@ class ErrorCodeTest {
                 Map.entry(ErrorCode.UNKNOWN_OUTCOME, 4), Map.entry(ErrorCode.INTERNAL_ERROR, 5),
                 Map.entry(ErrorCode.QUOTA_EXCEEDED, 6), Map.entry(ErrorCode.DISK_FULL, 6),
                 Map.entry(ErrorCode.ADMIN_REFUSED, 7), Map.entry(ErrorCode.UNAUTHENTICATED, 8),
-                Map.entry(ErrorCode.PERMISSION_DENIED, 9));
+                Map.entry(ErrorCode.PERMISSION_DENIED, 9), Map.entry(ErrorCode.NOT_AN_INTEGER, 1), Map.entry(ErrorCode.OVERFLOW, 1),
+                Map.entry(ErrorCode.UNSUPPORTED, 10));
         documented.forEach((code, exit) -> assertEquals(exit, code.exitCode(), code.toString()));
     }
 
@@ -76,7 +81,7 @@ class ErrorCodeTest {
         assertTrue(ErrorCode.CONDITION_FAILED.didNotApply());
         assertFalse(ErrorCode.CONDITION_FAILED.retrySafe(), "recompute from the current state instead");
         assertEquals(EnumSet.of(ErrorCode.RETRY_EXHAUSTED, ErrorCode.CLUSTER_UNAVAILABLE, ErrorCode.QUOTA_EXCEEDED,
-                ErrorCode.DISK_FULL), EnumSet.copyOf(List.of(ErrorCode.values()).stream().filter(ErrorCode::retrySafe).toList()));
+                ErrorCode.DISK_FULL, ErrorCode.UNSUPPORTED), EnumSet.copyOf(List.of(ErrorCode.values()).stream().filter(ErrorCode::retrySafe).toList()));
     }
 
     @Test
