@@ -34,7 +34,10 @@ public final class ClientEvents {
         return ErrorCode.of(error).wireName();
     }
 
-    /** Hears a client's events; every method has an empty default. Called on the client's threads: return quickly. */
+    /**
+     * Hears a client's events; every method has an empty default. Called on the client's threads, its network
+     * threads among them: return quickly, and never wait there for another call of the client.
+     */
     public interface Listener {
         /**
          * An operation ended.

@@ -8,6 +8,7 @@ import io.ratchet.common.Failures;
 import io.ratchet.common.GroupCommit;
 import io.ratchet.common.GrpcLogging;
 import io.ratchet.protocol.AuthTable;
+import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
 import io.ratchet.protocol.Document;
@@ -32,6 +33,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -43,7 +47,9 @@ import java.util.function.Supplier;
  * A connection to a Ratchet cluster. Thread-safe; share one per process.
  *
  * <p>Every method has an asynchronous form returning a {@link CompletableFuture} and a blocking form
- * that waits for it. Writes one client sends are applied in the order it sent them, each exactly once
+ * that waits for it. The asynchronous forms' futures complete on a thread of the client's own, never on
+ * its network threads, so a continuation may block, even on another call of this client. Writes one
+ * client sends are applied in the order it sent them, each exactly once
  * however often it had to be resent (the client's session). Reads are linearizable unless the method
  * says stale.
  *
@@ -70,6 +76,13 @@ public final class RatchetClient implements AutoCloseable {
     private CompletableFuture<List<Lane>> shaping;
     private final Metrics metrics = new Metrics();
     private final ClientEvents events = new ClientEvents();
+    /**
+     * Where the futures of the asynchronous forms complete ({@link #handOff}). Answers arrive on the network
+     * threads, which complete the client's own stages and wake a blocking caller directly: a continuation of
+     * the caller's that blocks there would stall every answer behind it, and one that waits for another call
+     * of this client would wait forever for an answer its own thread must read.
+     */
+    private final ExecutorService callbacks = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-client-callbacks"));
 
     /**
      * The client's way to one Raft group ({@link Groups}): who it believes leads the group, the retry
@@ -225,28 +238,44 @@ public final class RatchetClient implements AutoCloseable {
      * goes in a {@link JsonText}, so a string is never silently taken for JSON.
      */
     public CompletableFuture<CompareExchangeResult> putAsync(String key, Object value, long index) {
-        return putAsync(key, value, index, PutOptions.none());
+        return handOff(put0(key, value, index));
+    }
+
+    private CompletableFuture<CompareExchangeResult> put0(String key, Object value, long index) {
+        return put0(key, value, index, PutOptions.none());
     }
 
     /** As {@link #putAsync(String, Object, long)}, with an expiry, metadata or "expired counts as absent". */
     public CompletableFuture<CompareExchangeResult> putAsync(String key, Object value, long index, PutOptions options) {
+        return handOff(put0(key, value, index, options));
+    }
+
+    private CompletableFuture<CompareExchangeResult> put0(String key, Object value, long index, PutOptions options) {
         Command.Put put;
         try {
             put = options.toCommand(key, toJson("value", value), index);
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return writeAsync(put);
+        return write0(put);
     }
 
     /** Removes {@code key} if {@code index} equals its current index. */
     public CompletableFuture<CompareExchangeResult> deleteAsync(String key, long index) {
-        return writeAsync(new Command.Delete(key, index));
+        return handOff(delete0(key, index));
+    }
+
+    private CompletableFuture<CompareExchangeResult> delete0(String key, long index) {
+        return write0(new Command.Delete(key, index));
     }
 
     /** Sends one put or delete of the protocol as it is (a {@link Command.Put} already carries its options). */
     public CompletableFuture<CompareExchangeResult> writeAsync(Command.Op write) {
-        return writeAsync(write, null, null);
+        return handOff(write0(write));
+    }
+
+    private CompletableFuture<CompareExchangeResult> write0(Command.Op write) {
+        return write0(write, null, null);
     }
 
     /**
@@ -255,6 +284,10 @@ public final class RatchetClient implements AutoCloseable {
      * the first outcome instead of applying again. A key names one write; use a fresh one for the next.
      */
     public CompletableFuture<CompareExchangeResult> writeAsync(Command.Op write, String idempotencyKey, Duration retention) {
+        return handOff(write0(write, idempotencyKey, retention));
+    }
+
+    private CompletableFuture<CompareExchangeResult> write0(Command.Op write, String idempotencyKey, Duration retention) {
         boolean standsAlone = switch (write.opKind()) {
             case PUT, DELETE -> true;
             case CHECK, PUT_DOCUMENT, DELETE_DOCUMENT -> false;
@@ -284,7 +317,11 @@ public final class RatchetClient implements AutoCloseable {
      * idempotency key ({@link #addAsync(String, long, String, Duration)}).
      */
     public CompletableFuture<AddResult> addAsync(String key, long delta) {
-        return addAsync(key, delta, null, null);
+        return handOff(add0(key, delta));
+    }
+
+    private CompletableFuture<AddResult> add0(String key, long delta) {
+        return add0(key, delta, null, null);
     }
 
     /**
@@ -293,6 +330,10 @@ public final class RatchetClient implements AutoCloseable {
      * instead of adding again. A key names one add; use a fresh one for the next.
      */
     public CompletableFuture<AddResult> addAsync(String key, long delta, String idempotencyKey, Duration retention) {
+        return handOff(add0(key, delta, idempotencyKey, retention));
+    }
+
+    private CompletableFuture<AddResult> add0(String key, long delta, String idempotencyKey, Duration retention) {
         if (idempotencyKey != null && retention == null) {
             return CompletableFuture.failedFuture(noRetention());
         }
@@ -305,11 +346,11 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public AddResult add(String key, long delta) {
-        return await(addAsync(key, delta));
+        return await(add0(key, delta));
     }
 
     public AddResult add(String key, long delta, String idempotencyKey, Duration retention) {
-        return await(addAsync(key, delta, idempotencyKey, retention));
+        return await(add0(key, delta, idempotencyKey, retention));
     }
 
     /**
@@ -317,7 +358,11 @@ public final class RatchetClient implements AutoCloseable {
      * writes land at one index. A failed condition is a normal result listing every conflict.
      */
     public CompletableFuture<TransactionResult> transactionAsync(List<Command.Op> ops) {
-        return transactionAsync(ops, null, null);
+        return handOff(transaction0(ops));
+    }
+
+    private CompletableFuture<TransactionResult> transaction0(List<Command.Op> ops) {
+        return transaction0(ops, null, null);
     }
 
     /**
@@ -326,6 +371,11 @@ public final class RatchetClient implements AutoCloseable {
      * instead of applying again.
      */
     public CompletableFuture<TransactionResult> transactionAsync(List<Command.Op> ops, String idempotencyKey,
+                                                                 Duration retention) {
+        return handOff(transaction0(ops, idempotencyKey, retention));
+    }
+
+    private CompletableFuture<TransactionResult> transaction0(List<Command.Op> ops, String idempotencyKey,
                                                                  Duration retention) {
         return events.timed("transaction", transact(ops, idempotencyKey, retention),
                 t -> t.successful() ? ClientEvents.APPLIED : CONDITION_FAILED);
@@ -368,6 +418,10 @@ public final class RatchetClient implements AutoCloseable {
      * across groups is sent again until it is settled (or the operation's deadline passes).
      */
     public CompletableFuture<List<Result>> submitAsync(Request request) {
+        return handOff(submit0(request));
+    }
+
+    private CompletableFuture<List<Result>> submit0(Request request) {
         return events.timed("request", submit(request), results -> results.stream().allMatch(RatchetClient::applied)
                 ? ClientEvents.APPLIED : CONDITION_FAILED);
     }
@@ -389,6 +443,10 @@ public final class RatchetClient implements AutoCloseable {
      * transaction; nothing applied) is returned as it is, not waited out as {@link #submitAsync(Request)} does.
      */
     public CompletableFuture<List<Result>> submitAsync(int group, Request request) {
+        return handOff(submit0(group, request));
+    }
+
+    private CompletableFuture<List<Result>> submit0(int group, Request request) {
         try {
             request.validate();
         } catch (InvalidCommandException e) {
@@ -421,37 +479,41 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public CompareExchangeResult put(String key, Object value, long index) {
-        return await(putAsync(key, value, index));
+        return await(put0(key, value, index));
     }
 
     public CompareExchangeResult put(String key, Object value, long index, PutOptions options) {
-        return await(putAsync(key, value, index, options));
+        return await(put0(key, value, index, options));
     }
 
     public CompareExchangeResult delete(String key, long index) {
-        return await(deleteAsync(key, index));
+        return await(delete0(key, index));
     }
 
     public CompareExchangeResult write(Command.Op write) {
-        return await(writeAsync(write));
+        return await(write0(write));
     }
 
     public CompareExchangeResult write(Command.Op write, String idempotencyKey, Duration retention) {
-        return await(writeAsync(write, idempotencyKey, retention));
+        return await(write0(write, idempotencyKey, retention));
     }
 
     public TransactionResult transaction(List<Command.Op> ops) {
-        return await(transactionAsync(ops));
+        return await(transaction0(ops));
     }
 
     public TransactionResult transaction(List<Command.Op> ops, String idempotencyKey, Duration retention) {
-        return await(transactionAsync(ops, idempotencyKey, retention));
+        return await(transaction0(ops, idempotencyKey, retention));
     }
 
     // ---- reads
 
     /** The item under {@code key}, linearizably: it reflects every write acknowledged before the call. */
     public CompletableFuture<Optional<Item>> getAsync(String key) {
+        return handOff(get0(key));
+    }
+
+    private CompletableFuture<Optional<Item>> get0(String key) {
         Query.Get get = new Query.Get(key);
         try {
             get.validate();
@@ -471,6 +533,10 @@ public final class RatchetClient implements AutoCloseable {
      * again until two reads in a row agree (see {@link #agreed}).
      */
     public CompletableFuture<List<Item>> getAllAsync(Collection<String> keys) {
+        return handOff(getAll0(keys));
+    }
+
+    private CompletableFuture<List<Item>> getAll0(Collection<String> keys) {
         Query.GetAll all = new Query.GetAll(List.copyOf(keys));
         try {
             all.validate();
@@ -519,6 +585,10 @@ public final class RatchetClient implements AutoCloseable {
      * A page is as its items all were at one moment (read until two reads agree, as {@link #getAllAsync}).
      */
     public CompletableFuture<List<Item>> listAsync(String prefix, int start, int pageSize) {
+        return handOff(list0(prefix, start, pageSize));
+    }
+
+    private CompletableFuture<List<Item>> list0(String prefix, int start, int pageSize) {
         Query.ListItems page = new Query.ListItems(prefix, start, pageSize);
         try {
             page.validate();
@@ -564,6 +634,10 @@ public final class RatchetClient implements AutoCloseable {
      * consulting the leader. Cheaper, and available without a leader, but it may miss acknowledged writes.
      */
     public CompletableFuture<StaleRead<Optional<Item>>> getStaleAsync(String key) {
+        return handOff(getStale0(key));
+    }
+
+    private CompletableFuture<StaleRead<Optional<Item>>> getStale0(String key) {
         Query.Get get = new Query.Get(key);
         try {
             get.validate();
@@ -582,6 +656,10 @@ public final class RatchetClient implements AutoCloseable {
      * alike. Beside {@link #metrics()}, what this client saw of the same keys.
      */
     public CompletableFuture<StaleRead<Result.Contention>> contentionAsync(int limit) {
+        return handOff(contention0(limit));
+    }
+
+    private CompletableFuture<StaleRead<Result.Contention>> contention0(int limit) {
         Query.Contention query = new Query.Contention(limit);
         try {
             query.validate();
@@ -616,6 +694,10 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public CompletableFuture<Optional<Document>> getDocumentAsync(String id) {
+        return handOff(getDocument0(id));
+    }
+
+    private CompletableFuture<Optional<Document>> getDocument0(String id) {
         Query.GetDocument get = new Query.GetDocument(id);
         try {
             get.validate();
@@ -639,6 +721,10 @@ public final class RatchetClient implements AutoCloseable {
      * after the slice in flight (which the node ends within two seconds).
      */
     public CompletableFuture<WatchResult> watchAsync(String key, long afterIndex, Duration timeout) {
+        return handOff(watch0(key, afterIndex, timeout));
+    }
+
+    private CompletableFuture<WatchResult> watch0(String key, long afterIndex, Duration timeout) {
         if (timeout == null || timeout.compareTo(MAX_WATCH) > 0 || timeout.isNegative() || timeout.isZero()) {
             return CompletableFuture.failedFuture(invalid(new InvalidCommandException(
                     "watch timeout must be above 0 and at most " + MAX_WATCH.toSeconds() + " s")));
@@ -706,31 +792,31 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public Optional<Item> get(String key) {
-        return await(getAsync(key));
+        return await(get0(key));
     }
 
     public Optional<Document> getDocument(String id) {
-        return await(getDocumentAsync(id));
+        return await(getDocument0(id));
     }
 
     public WatchResult watch(String key, long afterIndex, Duration timeout) {
-        return await(watchAsync(key, afterIndex, timeout));
+        return await(watch0(key, afterIndex, timeout));
     }
 
     public List<Item> getAll(Collection<String> keys) {
-        return await(getAllAsync(keys));
+        return await(getAll0(keys));
     }
 
     public List<Item> list(String prefix, int start, int pageSize) {
-        return await(listAsync(prefix, start, pageSize));
+        return await(list0(prefix, start, pageSize));
     }
 
     public StaleRead<Result.Contention> contention(int limit) {
-        return await(contentionAsync(limit));
+        return await(contention0(limit));
     }
 
     public StaleRead<Optional<Item>> getStale(String key) {
-        return await(getStaleAsync(key));
+        return await(getStale0(key));
     }
 
     /**
@@ -748,6 +834,10 @@ public final class RatchetClient implements AutoCloseable {
      * cut: no transaction is committed in one file and missing from another. Nothing to do in one group.
      */
     public CompletableFuture<Void> fenceAsync(Duration hold) {
+        return handOff(fence0(hold));
+    }
+
+    private CompletableFuture<Void> fence0(Duration hold) {
         Command.Fence fence = new Command.Fence(hold.toMillis());
         try {
             fence.validate();
@@ -768,6 +858,10 @@ public final class RatchetClient implements AutoCloseable {
      * disk that holds its store ({@link InvalidRequestException}).
      */
     public CompletableFuture<Result.Quota> setQuotaAsync(long bytes) {
+        return handOff(setQuota0(bytes));
+    }
+
+    private CompletableFuture<Result.Quota> setQuota0(long bytes) {
         return lanes().thenCompose(ls -> {
             // Each group holds its share of the cluster's quota (rounded up), and refuses what would pass it.
             long share = (bytes + ls.size() - 1) / ls.size();
@@ -790,11 +884,15 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public Result.Quota setQuota(long bytes) {
-        return await(setQuotaAsync(bytes));
+        return await(setQuota0(bytes));
     }
 
     /** What the state uses and its quota, linearizably. */
     public CompletableFuture<Result.Quota> quotaAsync() {
+        return handOff(quota0());
+    }
+
+    private CompletableFuture<Result.Quota> quota0() {
         return lanes().thenCompose(ls -> summed(ls, lane -> read(lane, new Query.Stats()).thenApply(r -> {
             Result.Stats stats = (Result.Stats) r;
             return new Result.Quota(stats.usedBytes(), stats.quotaBytes());
@@ -802,7 +900,7 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     public Result.Quota quota() {
-        return await(quotaAsync());
+        return await(quota0());
     }
 
     // ---- authentication and permissions
@@ -825,7 +923,7 @@ public final class RatchetClient implements AutoCloseable {
      * throws {@link InvalidRequestException} naming why, and changes nothing.
      */
     public AuthTable changeAuth(Command.AuthChange change) {
-        return await(submitAsync(Request.of(List.of(change)))
+        return await(submit0(Request.of(List.of(change)))
                 .thenApply(results -> ((Result.AuthState) accepted(results.get(0))).table()));
     }
 
@@ -852,8 +950,41 @@ public final class RatchetClient implements AutoCloseable {
 
     @Override
     public void close() {
-        transport.close();
-        admin.close();
+        try {
+            transport.close();
+            admin.close();
+        } finally {
+            callbacks.shutdown();
+        }
+    }
+
+    /**
+     * {@code internal}, as the caller of an asynchronous form gets it: completed on {@link #callbacks}, or
+     * as it is when it is done already (the caller's continuations then run on the caller's thread). The
+     * blocking forms wait on the internal future itself, which the network thread completes: one thread
+     * wake-up per call fewer (docs/PERFORMANCE.md, "Where the CPU goes now").
+     */
+    private <T> CompletableFuture<T> handOff(CompletableFuture<T> internal) {
+        if (internal.isDone()) {
+            return internal;
+        }
+        CompletableFuture<T> handed = new CompletableFuture<>();
+        internal.whenComplete((value, error) -> {
+            try {
+                callbacks.execute(() -> complete(handed, value, error));
+            } catch (RejectedExecutionException closed) {
+                complete(handed, value, error);
+            }
+        });
+        return handed;
+    }
+
+    private static <T> void complete(CompletableFuture<T> future, T value, Throwable error) {
+        if (error != null) {
+            future.completeExceptionally(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+        } else {
+            future.complete(value);
+        }
     }
 
     // ---- the send path

@@ -17,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
@@ -49,12 +47,14 @@ public final class GrpcConnector implements Transport.Connector {
     private final HashedWheelTimer deadlines;
     private final Credentials credentials;
     /**
-     * This client's own network threads and gRPC executor, rather than gRPC's process-wide ones, so
-     * that {@link #close} ends every thread the client started: a program that closes its client and
-     * returns from {@code main} leaves nothing running.
+     * This client's own network threads, rather than gRPC's process-wide ones, so that {@link #close} ends
+     * every thread the client started: a program that closes its client and returns from {@code main}
+     * leaves nothing running. gRPC delivers answers on them too ({@code directExecutor}): an answer is
+     * parsed and its call completed where it was read, with no hand-off to an executor's thread, which
+     * cost a thread wake-up per answer. Nothing the client runs there blocks; the futures users get
+     * complete on a thread of the client's own ({@code RatchetClient.handOff}).
      */
     private final EventLoopGroup network;
-    private final ExecutorService callbacks;
     private boolean closed;
 
     /**
@@ -65,7 +65,6 @@ public final class GrpcConnector implements Transport.Connector {
         NodeChannels.requireUsable(credentials);
         this.credentials = credentials;
         this.network = new NioEventLoopGroup(NETWORK_THREADS, DaemonThreads.named("ratchet-client-network"));
-        this.callbacks = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-client-callbacks"));
         this.deadlines = Deadlines.acquire();
     }
 
@@ -241,7 +240,7 @@ public final class GrpcConnector implements Transport.Connector {
             return streams.computeIfAbsent(address, a -> new CallStream(NodeChannels.builder(a, credentials)
                     .eventLoopGroup(network)
                     .channelType(NioSocketChannel.class)
-                    .executor(callbacks)
+                    .directExecutor()
                     .maxInboundMessageSize(NodeChannels.MAX_ANSWER_BYTES)
                     .build()));
         }
@@ -268,7 +267,6 @@ public final class GrpcConnector implements Transport.Connector {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            callbacks.shutdownNow();
             Deadlines.release();
         }
     }
