@@ -72,6 +72,7 @@ final class CommandSupport implements AutoCloseable {
     private volatile List<RaftGroupId> groupIds = List.of();
     /** What this node answers; every command of its build, unless a test makes it answer as a release before. */
     private volatile boolean earlierRelease;
+    private volatile boolean closed;
 
     CommandSupport(String selfId, Credentials credentials) {
         this.selfId = selfId;
@@ -229,6 +230,9 @@ final class CommandSupport implements AutoCloseable {
     /** Asks {@code member} which commands it applies, unless a question to it is in flight already (then joins it). */
     private CompletableFuture<Void> ask(RaftPeer member) {
         String name = name(member);
+        if (closed) {
+            return CompletableFuture.completedFuture(null); // no channel opened that nothing would close
+        }
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> inFlight = asking.putIfAbsent(name, mine);
         if (inFlight != null) {
@@ -283,6 +287,7 @@ final class CommandSupport implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         timer.shutdownNow();
         channels.values().forEach(ManagedChannel::shutdownNow);
     }

@@ -13,8 +13,10 @@ import io.ratchet.client.UnknownOutcomeException;
 import io.ratchet.client.UnsupportedCommandException;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Command;
+import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
+import io.ratchet.recipes.counter.ShardedCounter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,6 +87,24 @@ class AddClusterTest {
             assertEquals("4000", client.get("counters/hits").orElseThrow().value(),
                     "every add counted once (" + resent.get() + " sent again after a lost answer)");
             assertTrue(indexes.size() > 1, "adds landed at many indexes, none refused for a moved one");
+        }
+    }
+
+    @Test
+    void aShardedCounterOverTwoGroupsSumsEveryAddOfFourThreads() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(2))) {
+            RatchetClient client = cluster.client();
+            ShardedCounter likes = new ShardedCounter(client, "counters/likes", 8);
+            assertEquals(2, Groups.byGroup(likes.keys(), client.groups()).size(), "the shards are in both groups");
+            List<CompletableFuture<AddResult>> adds = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                adds.add(likes.addAsync(1));
+            }
+            adds.forEach(CompletableFuture::join);
+            assertEquals(200, likes.sum());
+            likes.add(5, "like-batch-1", Duration.ofMinutes(1));
+            likes.add(5, "like-batch-1", Duration.ofMinutes(1));
+            assertEquals(205, likes.sum(), "a keyed add sent twice counted once");
         }
     }
 
