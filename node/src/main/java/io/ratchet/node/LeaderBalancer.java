@@ -8,9 +8,11 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -22,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * Spreads a cluster's group leaders over its nodes ({@link io.ratchet.protocol.Groups}): elections put
  * them anywhere, and a node that comes back after a failure leads nothing until something moves. Every
  * round, a node hands one group to the voter that leads the fewest, among the voters that group heard
- * from within the last second and whose log holds every committed entry, when it leads at least two more
+ * from within the last second, whose log holds every committed entry and that are not starved of CPU, when it leads at least two more
  * than that voter. (A node back from a restart leads nothing yet but may still be catching up: handed a
  * group then, it would keep the group's writes refused until it caught up, up to the transfer's 3 s.) Each node judges from
  * its own view of every group's leader (it is a member of all of them), and moves one group a round,
@@ -38,13 +40,23 @@ final class LeaderBalancer implements AutoCloseable {
 
     private final RaftServer server;
     private final List<RaftGroupId> groups;
+    /** Asks a candidate how starved of CPU it is; null: nobody is asked (a test without the service). */
+    private final PaceAsker pace;
+    private final double slowShare;
     private final List<HandOver> handOvers = new ArrayList<>();
     private final ScheduledExecutorService timer =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-leader-balancer"));
 
-    LeaderBalancer(RaftServer server, List<RaftGroupId> groups, Duration interval) {
+    /**
+     * @param pace      asks a candidate its stalled share before it is handed a group; null asks nobody
+     * @param slowShare a candidate at or over this share is passed over (the slow-leader watch's threshold;
+     *                  0 passes over nobody)
+     */
+    LeaderBalancer(RaftServer server, List<RaftGroupId> groups, Duration interval, PaceAsker pace, double slowShare) {
         this.server = server;
         this.groups = List.copyOf(groups);
+        this.pace = pace;
+        this.slowShare = slowShare;
         groups.forEach(id -> handOvers.add(new HandOver(server, id)));
         timer.scheduleWithFixedDelay(this::balanceOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -70,9 +82,7 @@ final class LeaderBalancer implements AutoCloseable {
             int mine = led.getOrDefault(self, 0);
             for (int g = 0; g < divisions.size(); g++) {
                 RaftServer.Division d = divisions.get(g);
-                RaftPeerId target = HandOver.caughtUpVoters(d, HEARD_WITHIN_MILLIS).stream()
-                        .filter(p -> led.containsKey(p) && led.get(p) + 2 <= mine)
-                        .min(Comparator.comparingInt((RaftPeerId p) -> led.get(p)).thenComparing(RaftPeerId::toString))
+                RaftPeerId target = target(HandOver.caughtUpVoters(d, HEARD_WITHIN_MILLIS), led, mine, p -> starved(d, p))
                         .orElse(null);
                 if (target != null) {
                     LOG.info("node {} leads {} of {} groups: it hands group {} to {}, which leads {}",
@@ -90,8 +100,50 @@ final class LeaderBalancer implements AutoCloseable {
         }
     }
 
+    /**
+     * Of {@code voters} (caught up, recently heard), the one to hand a group to from a node that leads
+     * {@code mine}: the one that leads the fewest, at least two fewer, and is not {@code starved}.
+     */
+    static Optional<RaftPeerId> target(List<RaftPeerId> voters, Map<RaftPeerId, Integer> led, int mine,
+                                       Predicate<RaftPeerId> starved) {
+        return voters.stream()
+                .filter(p -> led.containsKey(p) && led.get(p) + 2 <= mine)
+                .sorted(Comparator.comparingInt((RaftPeerId p) -> led.get(p)).thenComparing(RaftPeerId::toString))
+                .filter(starved.negate())
+                .findFirst();
+    }
+
+    /**
+     * Whether {@code candidate} is starved of CPU, or does not say within {@link PaceAsker#ASK_MILLIS}: a node
+     * the slow-leader watch just handed its groups away from leads few, and would otherwise be handed them
+     * back, each to be handed away again seconds later (seen in the chaos runs of the slow nemesis).
+     */
+    private boolean starved(RaftServer.Division division, RaftPeerId candidate) {
+        if (pace == null || slowShare <= 0) {
+            return false;
+        }
+        RaftPeer peer = division.getRaftConf().getPeer(candidate);
+        try {
+            double share = peer == null ? 1 : pace.stalledShareOf(peer.getAddress()).get(PaceAsker.ASK_MILLIS + 100, TimeUnit.MILLISECONDS);
+            if (share >= slowShare) {
+                LOG.info("node {} passes {} over for a group: it waited for CPU {}% of the last two seconds",
+                        server.getId(), candidate, Math.round(share * 100));
+                return true;
+            }
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        } catch (Exception e) {
+            return true;
+        }
+    }
+
     @Override
     public void close() {
         timer.shutdownNow();
+        if (pace != null) {
+            pace.close();
+        }
     }
 }

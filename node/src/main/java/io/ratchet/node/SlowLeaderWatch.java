@@ -1,9 +1,7 @@
 package io.ratchet.node;
 
 import io.ratchet.common.Credentials;
-import io.ratchet.common.NodeChannels;
 import io.ratchet.protocol.DaemonThreads;
-import io.ratchet.protocol.PaceRpc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,10 +16,6 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.thirdparty.io.grpc.CallOptions;
-import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
-import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
-import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,16 +37,14 @@ final class SlowLeaderWatch implements AutoCloseable {
     static final Duration PERIOD = Duration.ofMillis(500);
     static final int ROUNDS = 2;
     static final Duration COOLDOWN = Duration.ofSeconds(5);
-    private static final long ASK_MILLIS = 400;
     private static final long HEARD_WITHIN_MILLIS = 1_000;
 
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final PaceMeter meter;
-    private final Credentials credentials;
     private final double threshold;
     private final HandOver handOver;
-    private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final PaceAsker pace;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-slow-leader"));
     // Touched on the timer's thread only.
     private int rounds;
@@ -61,15 +52,20 @@ final class SlowLeaderWatch implements AutoCloseable {
     private long lastHandOver = System.nanoTime() - COOLDOWN.toNanos();
 
     SlowLeaderWatch(RaftServer server, RaftGroupId groupId, PaceMeter meter, Credentials credentials) {
-        this(server, groupId, meter, credentials, Double.parseDouble(System.getProperty(THRESHOLD_PROPERTY, "0.3")));
+        this(server, groupId, meter, credentials, threshold());
+    }
+
+    /** The stalled share at which a leader counts as slow: {@code -Dratchet.slow.leader.share}, 0.3 unless set (0: never). */
+    static double threshold() {
+        return Double.parseDouble(System.getProperty(THRESHOLD_PROPERTY, "0.3"));
     }
 
     SlowLeaderWatch(RaftServer server, RaftGroupId groupId, PaceMeter meter, Credentials credentials, double threshold) {
         this.server = server;
         this.groupId = groupId;
         this.meter = meter;
-        this.credentials = credentials;
         this.threshold = threshold;
+        this.pace = new PaceAsker(credentials);
         this.handOver = new HandOver(server, groupId);
         if (threshold > 0) {
             timer.scheduleWithFixedDelay(this::look, PERIOD.toMillis(), PERIOD.toMillis(), TimeUnit.MILLISECONDS);
@@ -118,18 +114,10 @@ final class SlowLeaderWatch implements AutoCloseable {
                     voters.add(peer);
                 }
             }
-            // A member removed since keeps no channel open.
-            var members = division.getRaftConf().getAllPeers();
-            channels.keySet().removeIf(address -> {
-                boolean gone = members.stream().noneMatch(peer -> address.equals(peer.getAddress()));
-                if (gone) {
-                    channels.get(address).shutdownNow();
-                }
-                return gone;
-            });
+            pace.forgetAllBut(division.getRaftConf().getAllPeers());
             busy = true;
             Map<String, CompletableFuture<Double>> asked = new LinkedHashMap<>();
-            voters.forEach(peer -> asked.put(peer.getId().toString(), stalledShareOf(peer.getAddress())));
+            voters.forEach(peer -> asked.put(peer.getId().toString(), pace.stalledShareOf(peer.getAddress())));
             CompletableFuture.allOf(asked.values().toArray(CompletableFuture[]::new))
                     .handleAsync((done, e) -> {
                         decide(own, answered(asked));
@@ -171,40 +159,9 @@ final class SlowLeaderWatch implements AutoCloseable {
         return shares;
     }
 
-    private CompletableFuture<Double> stalledShareOf(String address) {
-        CompletableFuture<Double> share = new CompletableFuture<>();
-        try {
-            ManagedChannel channel = channels.computeIfAbsent(address, a -> NodeChannels.open(a, credentials));
-            ClientCalls.asyncUnaryCall(channel.newCall(PaceRpc.STALLED, CallOptions.DEFAULT.withDeadlineAfter(ASK_MILLIS,
-                    TimeUnit.MILLISECONDS)), new byte[0], new StreamObserver<>() {
-                        @Override
-                        public void onNext(byte[] answer) {
-                            try {
-                                share.complete(PaceRpc.decode(answer));
-                            } catch (IllegalArgumentException e) {
-                                share.completeExceptionally(e);
-                            }
-                        }
-
-                        @Override
-                        public void onError(Throwable t) {
-                            share.completeExceptionally(t);
-                        }
-
-                        @Override
-                        public void onCompleted() {
-                            share.completeExceptionally(new IllegalStateException("no answer"));
-                        }
-                    });
-        } catch (RuntimeException e) {
-            share.completeExceptionally(e);
-        }
-        return share;
-    }
-
     @Override
     public void close() {
         timer.shutdownNow();
-        channels.values().forEach(ManagedChannel::shutdownNow);
+        pace.close();
     }
 }

@@ -33,4 +33,15 @@ class HandOverTest {
         List<HandOver.Follower> voters = List.of(new HandOver.Follower(N2, 5, -1), new HandOver.Follower(N3, 5, -1));
         assertEquals(List.of(), HandOver.caughtUp(voters, 1_000, 0));
     }
+
+    @Test
+    void theBalancerPassesOverAVoterStarvedOfCpuAndTakesTheNext() {
+        RaftPeerId n1 = RaftPeerId.valueOf("n1");
+        java.util.Map<RaftPeerId, Integer> led = java.util.Map.of(n1, 3, N2, 0, N3, 1);
+        // n2 leads nothing because the slow-leader watch just handed its groups away: it is not handed one back.
+        assertEquals(java.util.Optional.of(N3), LeaderBalancer.target(List.of(N2, N3), led, 3, N2::equals));
+        assertEquals(java.util.Optional.of(N2), LeaderBalancer.target(List.of(N2, N3), led, 3, p -> false));
+        // Nobody leads two fewer than the giver: nothing moves.
+        assertEquals(java.util.Optional.empty(), LeaderBalancer.target(List.of(N2, N3), java.util.Map.of(n1, 2, N2, 1, N3, 1), 2, p -> false));
+    }
 }

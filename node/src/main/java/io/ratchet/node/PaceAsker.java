@@ -1,0 +1,80 @@
+package io.ratchet.node;
+
+import io.ratchet.common.Credentials;
+import io.ratchet.common.NodeChannels;
+import io.ratchet.protocol.PaceRpc;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
+
+/**
+ * Asks other nodes how starved of CPU they are ({@link PaceRpc}: the share of the last two seconds their
+ * pace thread waited for a core), over channels kept open per address: the slow-leader watch, before it
+ * hands leadership away, and the leader balancer, before it hands a group to a node.
+ */
+final class PaceAsker implements AutoCloseable {
+    /** How long an answer may take: a node that cannot answer in this is as good as slow. */
+    static final long ASK_MILLIS = 400;
+
+    private final Credentials credentials;
+    private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+
+    PaceAsker(Credentials credentials) {
+        this.credentials = credentials;
+    }
+
+    /** Closes the channels of addresses no longer among {@code members}: a member removed keeps none open. */
+    void forgetAllBut(Collection<RaftPeer> members) {
+        channels.keySet().removeIf(address -> {
+            boolean gone = members.stream().noneMatch(peer -> address.equals(peer.getAddress()));
+            if (gone) {
+                channels.get(address).shutdownNow();
+            }
+            return gone;
+        });
+    }
+
+    /** The node at {@code address}'s stalled share; fails when it does not answer within {@link #ASK_MILLIS}. */
+    CompletableFuture<Double> stalledShareOf(String address) {
+        CompletableFuture<Double> share = new CompletableFuture<>();
+        try {
+            ManagedChannel channel = channels.computeIfAbsent(address, a -> NodeChannels.open(a, credentials));
+            ClientCalls.asyncUnaryCall(channel.newCall(PaceRpc.STALLED, CallOptions.DEFAULT.withDeadlineAfter(ASK_MILLIS,
+                    TimeUnit.MILLISECONDS)), new byte[0], new StreamObserver<>() {
+                        @Override
+                        public void onNext(byte[] answer) {
+                            try {
+                                share.complete(PaceRpc.decode(answer));
+                            } catch (IllegalArgumentException e) {
+                                share.completeExceptionally(e);
+                            }
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            share.completeExceptionally(t);
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            share.completeExceptionally(new IllegalStateException("no answer"));
+                        }
+                    });
+        } catch (RuntimeException e) {
+            share.completeExceptionally(e);
+        }
+        return share;
+    }
+
+    @Override
+    public void close() {
+        channels.values().forEach(ManagedChannel::shutdownNow);
+    }
+}
