@@ -969,6 +969,13 @@ public final class RatchetClient implements AutoCloseable {
             return internal;
         }
         CompletableFuture<T> handed = new CompletableFuture<>();
+        // Cancelling what the caller holds cancels the call, as it did before the hand-off (a watch is then
+        // not armed again).
+        handed.whenComplete((value, error) -> {
+            if (handed.isCancelled()) {
+                internal.cancel(false);
+            }
+        });
         internal.whenComplete((value, error) -> {
             try {
                 callbacks.execute(() -> complete(handed, value, error));
