@@ -105,6 +105,8 @@ public final class GrpcConnector implements Transport.Connector {
             StreamObserver<byte[]> requests;
             /** Whether the node answered anything on it: then its connection was made. */
             volatile boolean answered;
+            /** Why it ended, once it has: set before the calls on it are ended. */
+            volatile Outcome ended;
 
             @Override
             public void onNext(byte[] frame) {
@@ -137,6 +139,12 @@ public final class GrpcConnector implements Transport.Connector {
                 Stream stream = open();
                 Timeout timer = Deadlines.after(deadlines, timeout, () -> finish(id, new Unanswered("timed out", true)));
                 pending.put(id, new Pending(outcome, timer, stream));
+                if (stream.ended != null) {
+                    // gRPC runs its callbacks on the thread at hand: a connection refused at once ended the
+                    // stream inside open(), before this call was pending on it.
+                    finish(id, stream.ended);
+                    return outcome;
+                }
                 try {
                     stream.requests.onNext(frame);
                 } catch (RuntimeException e) {
@@ -159,12 +167,15 @@ public final class GrpcConnector implements Transport.Connector {
                 Stream stream = new Stream();
                 current = stream;
                 stream.requests = ClientCalls.asyncBidiStreamingCall(channel.newCall(Rpc.CALLS, CallOptions.DEFAULT), stream);
+                // Not current: a failure delivered during the start (on this thread) has cleared it already.
+                return stream;
             }
             return current;
         }
 
         /** A stream ended: the calls that went out on it end unanswered, and the next call opens another. */
         private void closed(Stream stream, Outcome why) {
+            stream.ended = why;
             synchronized (this) {
                 if (current == stream) {
                     current = null;
