@@ -298,6 +298,7 @@ final class FrontEnd implements AutoCloseable {
         long arrived = System.nanoTime();
         Checked batch;
         Batch decoded;
+        Command.Kind later;
         try {
             List<Batch> batches = Codec.decodeBatches(message);
             if (batches.size() != 1) {
@@ -305,7 +306,7 @@ final class FrontEnd implements AutoCloseable {
             }
             decoded = batches.get(0);
             decoded.validate();
-            checkGroup(group, decoded);
+            later = checkGroup(group, decoded);
             // One batch and nothing after it (the decoder refuses trailing bytes): the rest is its encoding.
             batch = new Checked(Arrays.copyOfRange(message, Codec.BATCHES_FRAMING_BYTES, message.length),
                     batches.get(0).commandCount());
@@ -325,7 +326,6 @@ final class FrontEnd implements AutoCloseable {
             refuse(answer, denied);
             return;
         }
-        Command.Kind later = laterCommand(decoded);
         if (later == null) {
             admit(group, decoded, batch, answer, arrived);
             return;
@@ -342,18 +342,6 @@ final class FrontEnd implements AutoCloseable {
                         new Result.Unsupported(name, why != null ? why : String.valueOf(error)))));
             }
         });
-    }
-
-    /** The first command of {@code batch} that a release before {@link CommandSupport} did not have; null when none is. */
-    private static Command.Kind laterCommand(Batch batch) {
-        for (Request request : batch.requests()) {
-            for (Command command : request.commands()) {
-                if (CommandSupport.LATER.contains(command.kind())) {
-                    return command.kind();
-                }
-            }
-        }
-        return null;
     }
 
     /** A checked write the caller may make and every member can apply: refused for room, or proposed. */
@@ -424,8 +412,11 @@ final class FrontEnd implements AutoCloseable {
      * Refuses a write message sent to a group that does not hold its keys: the client routes by key
      * ({@link Groups}), so this is a client of another shape (or a bug), and applying it would put a key
      * in two groups. The permission table is the cluster's, kept in group 0 (the authorizer reads it there).
+     * Returns, from the same pass over the commands, the first one that a release before {@link CommandSupport}
+     * did not have (null when none is).
      */
-    private void checkGroup(Group group, Batch batch) {
+    private Command.Kind checkGroup(Group group, Batch batch) {
+        Command.Kind later = null;
         for (Request request : batch.requests()) {
             for (Command command : request.commands()) {
                 switch (command.kind()) {
@@ -445,11 +436,15 @@ final class FrontEnd implements AutoCloseable {
                     case PUT, DELETE, TRANSACTION, SWEEP, OPEN_SESSION, SET_QUOTA, ADD -> {
                     }
                 }
+                if (later == null && CommandSupport.LATER.contains(command.kind())) {
+                    later = command.kind();
+                }
                 if (groups.size() > 1) { // on one, every key is group 0's
                     checkKeys(group, Groups.keys(command));
                 }
             }
         }
+        return later;
     }
 
     /** Refuses a prepare that names groups this cluster does not have, or not the group it was sent to. */
