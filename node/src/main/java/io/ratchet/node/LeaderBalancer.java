@@ -126,7 +126,7 @@ final class LeaderBalancer implements AutoCloseable {
         try {
             double share = peer == null ? 1 : pace.stalledShareOf(peer.getAddress()).get(PaceAsker.ASK_MILLIS + 100, TimeUnit.MILLISECONDS);
             if (share >= slowShare) {
-                LOG.info("node {} passes {} over for a group: it waited for CPU {}% of the last two seconds",
+                LOG.info("node {} passes {} over for a group: it waited for CPU {}% of the last second",
                         server.getId(), candidate, Math.round(share * 100));
                 return true;
             }

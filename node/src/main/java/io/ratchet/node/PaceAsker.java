@@ -15,7 +15,7 @@ import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 
 /**
- * Asks other nodes how starved of CPU they are ({@link PaceRpc}: the share of the last two seconds their
+ * Asks other nodes how starved of CPU they are ({@link PaceRpc}: the share of the last second their
  * pace thread waited for a core), over channels kept open per address: the slow-leader watch, before it
  * hands leadership away, and the leader balancer, before it hands a group to a node.
  */
@@ -43,10 +43,18 @@ final class PaceAsker implements AutoCloseable {
 
     /** The node at {@code address}'s stalled share; fails when it does not answer within {@link #ASK_MILLIS}. */
     CompletableFuture<Double> stalledShareOf(String address) {
+        return stalledShareOf(address, ASK_MILLIS);
+    }
+
+    /**
+     * The same, allowing {@code millis}: a starved node asking healthy ones reads their answers late, and
+     * would count them as silent within {@link #ASK_MILLIS}.
+     */
+    CompletableFuture<Double> stalledShareOf(String address, long millis) {
         CompletableFuture<Double> share = new CompletableFuture<>();
         try {
             ManagedChannel channel = channels.computeIfAbsent(address, a -> NodeChannels.open(a, credentials));
-            ClientCalls.asyncUnaryCall(channel.newCall(PaceRpc.STALLED, CallOptions.DEFAULT.withDeadlineAfter(ASK_MILLIS,
+            ClientCalls.asyncUnaryCall(channel.newCall(PaceRpc.STALLED, CallOptions.DEFAULT.withDeadlineAfter(millis,
                     TimeUnit.MILLISECONDS)), new byte[0], new StreamObserver<>() {
                         @Override
                         public void onNext(byte[] answer) {

@@ -11,8 +11,8 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 
 /**
  * How starved of CPU this process is: a thread of its own asks to run every {@link #TICK} and counts how
- * long past that it actually ran. {@link #stalledShare} is the share of the last {@link Window#SPAN} spent
- * waiting so: about 0 for a process that runs when it asks, even on a busy machine (the scheduler
+ * long past that it actually ran. {@link #stalledShare} is the share of the last {@link Window#SPAN} (a
+ * second) spent waiting so: about 0 for a process that runs when it asks, even on a busy machine (the scheduler
  * favours a thread that slept), and most of the time for one held back by a CPU quota (a container's
  * limit, cgroup throttling), a hypervisor that does not schedule it, or long GC pauses.
  *
@@ -32,9 +32,17 @@ final class PaceMeter implements AutoCloseable {
         ticker.start();
     }
 
-    /** The share, 0 to 1, of the last two seconds this process waited beyond when it was due to run. */
+    /** The share, 0 to 1, of the last second this process waited beyond when it was due to run. */
     double stalledShare() {
         return window.share(System.nanoTime());
+    }
+
+    /**
+     * The same share over only the last {@link Window#RECENT} slots (a quarter of a second): high while the
+     * process is starved now, back to nothing soon after a single pause that {@link #stalledShare} still holds.
+     */
+    double recentStalledShare() {
+        return window.share(System.nanoTime(), Window.RECENT);
     }
 
     /** The {@link PaceRpc} service: this node's stalled share, for the leader's {@link SlowLeaderWatch}. */
@@ -76,12 +84,16 @@ final class PaceMeter implements AutoCloseable {
      * Time spent late, in slots of {@link #SLOT} over the last {@link #SPAN}: {@code add(now, late)}
      * counts a wait that ended at {@code now} and lasted {@code late} past its due time (counted in the
      * slots it spans, so a single long stall counts in full whenever it ends); {@code share(now)} is the
-     * late time within the span ending at {@code now}, over the span.
+     * late time within the span ending at {@code now}, over the span. A second, so that a leader starved of
+     * CPU knows it within half a second (a 10 % quota leaves it late 90 % of the time): the hand-over that
+     * follows has to fit, with the election, in the two seconds a writer may wait.
      */
     static final class Window {
-        static final long SPAN = TimeUnit.SECONDS.toNanos(2);
-        static final long SLOT = TimeUnit.MILLISECONDS.toNanos(250);
+        static final long SPAN = TimeUnit.SECONDS.toNanos(1);
+        static final long SLOT = TimeUnit.MILLISECONDS.toNanos(125);
         private static final int SLOTS = (int) (SPAN / SLOT);
+        /** The slots of {@link PaceMeter#recentStalledShare}. */
+        static final int RECENT = 2;
 
         /** Late nanoseconds per slot; {@code slotOf[i]} says which slot (time / SLOT) entry i holds. */
         private final long[] late = new long[SLOTS + 1];
@@ -106,17 +118,25 @@ final class PaceMeter implements AutoCloseable {
             }
         }
 
-        synchronized double share(long now) {
+        double share(long now) {
+            return share(now, SLOTS);
+        }
+
+        /** The late share of the {@code slots} whole slots before the current one (1 to {@link #SLOTS}). */
+        synchronized double share(long now, int slots) {
+            if (slots < 1 || slots > SLOTS) {
+                throw new IllegalArgumentException("a share is over 1 to " + SLOTS + " slots, not " + slots);
+            }
             long current = Math.floorDiv(now, SLOT);
             long sum = 0;
-            // The SLOTS whole slots before the current one: a span of SPAN that does not move within a slot.
-            for (long slot = current - SLOTS; slot < current; slot++) {
+            // Whole slots before the current one: a span that does not move within a slot.
+            for (long slot = current - slots; slot < current; slot++) {
                 int i = (int) Math.floorMod(slot, (long) late.length);
                 if (slotOf[i] == slot) {
                     sum += late[i];
                 }
             }
-            return Math.min(1.0, (double) sum / SPAN);
+            return Math.min(1.0, (double) sum / (slots * SLOT));
         }
     }
 }

@@ -16,11 +16,13 @@ class SlowLeaderTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
     @Test
-    void aStarvedLeaderHandsToTheLeastStarvedVoterThatRunsFreely() {
-        Map<String, Double> voters = new LinkedHashMap<>();
+    void aStarvedLeaderHandsToTheFurthestVoterThatRunsFreely() {
+        Map<String, Double> voters = new LinkedHashMap<>(); // the furthest in the log first
+        voters.put("n4", 0.5);
         voters.put("n2", 0.08);
         voters.put("n3", 0.01);
-        assertEquals(Optional.of("n3"), SlowLeaderWatch.choose(0.8, 0.3, voters));
+        assertEquals(Optional.of("n2"), SlowLeaderWatch.choose(0.8, 0.3, voters),
+                "n4 is further but starved too; n3 runs more freely, but n2 holds more of the log");
         assertEquals(Optional.empty(), SlowLeaderWatch.choose(0.29, 0.3, voters), "under the threshold: no hand-over");
     }
 
@@ -35,7 +37,22 @@ class SlowLeaderTest {
     }
 
     @Test
-    void theWindowCountsTheShareOfTheLastTwoSecondsSpentLate() {
+    void theLeaderDecidesOnFreshAnswersAndOnlyWhileItIsStarvedNow() {
+        long now = 50_000 * MS;
+        Map<String, SlowLeaderWatch.Heard> voters = new LinkedHashMap<>();
+        voters.put("n3", new SlowLeaderWatch.Heard(0.01, now - SlowLeaderWatch.FRESH.toNanos() - MS));
+        voters.put("n2", new SlowLeaderWatch.Heard(0.02, now - 400 * MS));
+        assertEquals(Optional.of("n2"), SlowLeaderWatch.target(0.5, 0.9, 0.3, voters, now),
+                "n3 is further in the log, but its answer is too old to count");
+        assertEquals(Optional.empty(), SlowLeaderWatch.target(0.5, 0.1, 0.3, voters, now),
+                "the second holds a stall, but the last quarter ran on time: it is over");
+        assertEquals(Optional.empty(), SlowLeaderWatch.target(0.2, 0.9, 0.3, voters, now), "a moment's starvation");
+        voters.remove("n2");
+        assertEquals(Optional.empty(), SlowLeaderWatch.target(0.9, 0.9, 0.3, voters, now), "no fresh answer: nobody");
+    }
+
+    @Test
+    void theWindowCountsTheShareOfTheLastSecondSpentLate() {
         PaceMeter.Window window = new PaceMeter.Window();
         long t = 1_000_000 * MS; // any origin; nanoTime may be anything
         for (int i = 0; i < 200; i++) {
@@ -44,13 +61,20 @@ class SlowLeaderTest {
         }
         assertEquals(0.0, window.share(t), "on time: nothing late");
         // Throttled as a 10% CPU quota does it: every 100 ms, one wait 80 ms past due.
-        for (int i = 0; i < 30; i++) {
+        for (int i = 0; i < 5; i++) {
+            t += 100 * MS;
+            window.add(t, 80 * MS);
+        }
+        // Half a second in, the second's share is past a threshold of 0.3, and the last quarter is starved.
+        assertTrue(window.share(t) >= 0.3, "half a second of a quota: " + window.share(t));
+        assertEquals(0.8, window.share(t, PaceMeter.Window.RECENT), 0.2);
+        for (int i = 0; i < 15; i++) {
             t += 100 * MS;
             window.add(t, 80 * MS);
         }
         assertEquals(0.8, window.share(t), 0.05);
-        // Free again: the share falls to nothing once two seconds have passed.
-        for (int i = 0; i < 250; i++) {
+        // Free again: the share falls to nothing once a second has passed.
+        for (int i = 0; i < 130; i++) {
             t += 10 * MS;
             window.add(t, 0);
         }
@@ -58,16 +82,33 @@ class SlowLeaderTest {
     }
 
     @Test
+    void aPauseThatIsOverLeavesTheSecondsShareButNotTheRecentOne() {
+        PaceMeter.Window window = new PaceMeter.Window();
+        long t = 7_000 * MS;
+        window.add(t, 0);
+        t += 400 * MS;
+        window.add(t, 390 * MS); // one pause of 390 ms (a GC, a SIGSTOP), then on time again
+        for (int i = 0; i < 40; i++) {
+            t += 10 * MS;
+            window.add(t, 0);
+        }
+        assertTrue(window.share(t) >= 0.3, "the second still holds the pause: " + window.share(t));
+        assertEquals(0.0, window.share(t, PaceMeter.Window.RECENT), 1e-9, "but the last quarter second ran on time");
+        assertThrows(IllegalArgumentException.class, () -> window.share(0, 0));
+        assertThrows(IllegalArgumentException.class, () -> window.share(0, 9));
+    }
+
+    @Test
     void aSingleLongStallCountsInFullAndNeverOverOne() {
         PaceMeter.Window window = new PaceMeter.Window();
         long t = -5_000 * MS; // negative times too
         window.add(t, 0);
-        t += 1_500 * MS;
-        window.add(t, 1_490 * MS); // a GC pause, or SIGSTOP, of 1.49 s
-        t += 300 * MS; // into the next slots, so the stall lies wholly inside the span
-        assertEquals(1_490.0 / 2_000, window.share(t), 0.13);
+        t += 800 * MS;
+        window.add(t, 740 * MS); // a GC pause, or SIGSTOP, of 0.74 s
+        t += 150 * MS; // into the next slots, so the stall lies wholly inside the span
+        assertEquals(740.0 / 1_000, window.share(t), 0.13);
         window.add(t, 10_000 * MS); // longer than the span
-        assertEquals(1.0, window.share(t + 300 * MS), 1e-9);
+        assertEquals(1.0, window.share(t + 150 * MS), 1e-9);
     }
 
     @Test

@@ -10,7 +10,7 @@ import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
  *
  * <ul>
  *   <li>{@code Stalled} (unary): the request is empty; the answer is 8 bytes, a big-endian long: the share
- *       of the last two seconds the node's threads waited beyond when they were due to run, in millionths
+ *       of the last second (earlier releases: two) the node's threads waited beyond when they were due to run, in millionths
  *       (0 a node that runs when asked, 1,000,000 one that never ran). A node that is starting answers
  *       {@code UNAVAILABLE}.</li>
  * </ul>

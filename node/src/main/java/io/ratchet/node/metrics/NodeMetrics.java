@@ -146,7 +146,7 @@ public final class NodeMetrics implements AutoCloseable {
     /**
      * Binds {@code ratchet_leader_stalled_log_handovers}: how often this node, leading, started handing
      * leadership away (a transfer Ratis may still refuse) because its own log could not be flushed (its disk stalled; any rise says its disk is slow);
-     * {@code ratchet_node_stalled_share}: the share of the last two seconds this process waited for CPU
+     * {@code ratchet_node_stalled_share}: the share of the last second this process waited for CPU
      * beyond when it was due to run; and {@code ratchet_leader_slow_handovers}: how often it started
      * handing leadership away because it was starved of CPU while a voter was not.
      */
@@ -155,7 +155,7 @@ public final class NodeMetrics implements AutoCloseable {
                 .description("leadership hand-overs because this node's own Raft log stalled (its disk)")
                 .register(registry);
         Gauge.builder("ratchet.node.stalled.share", stalledShare::getAsDouble)
-                .description("share of the last two seconds this node waited for CPU beyond when it was due to run")
+                .description("share of the last second this node waited for CPU beyond when it was due to run")
                 .register(registry);
         Gauge.builder("ratchet.leader.slow.handovers", slow::getAsLong)
                 .description("leadership hand-overs because this node was starved of CPU and a voter was not")
