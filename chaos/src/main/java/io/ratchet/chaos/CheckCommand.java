@@ -5,6 +5,7 @@ import io.ratchet.chaos.checker.CheckResult;
 import io.ratchet.chaos.checker.Checker;
 import io.ratchet.chaos.checker.LockChecker;
 import io.ratchet.chaos.checker.RegisterChecker;
+import io.ratchet.chaos.checker.RenewChecker;
 import io.ratchet.chaos.checker.ReservationChecker;
 import io.ratchet.chaos.checker.Validity;
 import io.ratchet.chaos.checker.Verdict;
@@ -61,6 +62,7 @@ final class CheckCommand implements Callable<Integer> {
             case LockChecker.WORKLOAD -> new LockChecker();
             case LockChecker.FAIR_WORKLOAD -> LockChecker.fair();
             case LockChecker.SEMAPHORE_WORKLOAD -> LockChecker.semaphore();
+            case RenewChecker.WORKLOAD -> new RenewChecker();
             case BankChecker.WORKLOAD -> new BankChecker();
             case WatchChecker.WORKLOAD -> new WatchChecker();
             default -> throw new IllegalArgumentException("the history holds a workload no checker knows: " + workload);

@@ -7,6 +7,7 @@ import io.ratchet.chaos.workload.FairLockWorkload;
 import io.ratchet.chaos.workload.LocksWorkload;
 import io.ratchet.chaos.workload.ReadsTakenOnce;
 import io.ratchet.chaos.workload.RegisterWorkload;
+import io.ratchet.chaos.workload.RenewWorkload;
 import io.ratchet.chaos.workload.ReservationsWorkload;
 import io.ratchet.chaos.workload.SemaphoreWorkload;
 import io.ratchet.chaos.workload.UncheckedReads;
@@ -19,7 +20,7 @@ import java.util.function.Function;
 
 /** The workloads by their command-line names. */
 final class Workloads {
-    static final String NAMES = "register, reservations, locks, fair-lock, semaphore, bank, watch, append, all";
+    static final String NAMES = "register, reservations, locks, fair-lock, semaphore, renew, bank, watch, append, all";
     /** Items the register processes contend on: few, so that conditions often go stale. */
     private static final int REGISTER_KEYS = 3;
 
@@ -46,11 +47,12 @@ final class Workloads {
             case "locks" -> List.of(new LocksWorkload());
             case "fair-lock" -> List.of(new FairLockWorkload());
             case "semaphore" -> List.of(new SemaphoreWorkload());
+            case "renew" -> List.of(new RenewWorkload());
             case "bank" -> List.of(BankWorkload.withTransactions(settings.abandon()));
             case "watch" -> List.of(new WatchWorkload());
             case "append" -> List.of(append(settings));
             case "all" -> List.of(register(settings), new ReservationsWorkload(), new LocksWorkload(),
-                    new FairLockWorkload(), new SemaphoreWorkload(), BankWorkload.withTransactions(settings.abandon()), new WatchWorkload(),
+                    new FairLockWorkload(), new SemaphoreWorkload(), new RenewWorkload(), BankWorkload.withTransactions(settings.abandon()), new WatchWorkload(),
                     append(settings));
             default -> throw new IllegalArgumentException("unknown workload '" + name + "'; choose one of " + NAMES);
         };

@@ -81,6 +81,12 @@ class ChaosHarnessIT {
     }
 
     @Test
+    void aHolderThatRenewsKeepsItsLockThroughLeaderKills() throws IOException {
+        assertEquals("valid", all.summary.path("checks").path("renew").asText(), all.toString());
+        assertTrue(answered(all, "renew") >= 10, "the renew workload ran: " + answered(all, "renew"));
+    }
+
+    @Test
     void bankTransfersConserveTheTotalAndEveryReadSeesIt() throws IOException {
         assertEquals("valid", all.summary.path("checks").path("bank").asText(), all.toString());
         assertTrue(answered(all, "bank") >= 10, "the bank workload ran: " + answered(all, "bank"));
