@@ -91,7 +91,10 @@ public final class RenewWorkload implements Workload {
             } else if (System.nanoTime() - releaseAt >= 0) {
                 release(process);
             } else {
-                LockWorkload.sleep(TimeUnit.NANOSECONDS.toMillis(lastSent + EVERY.toNanos() - System.nanoTime()));
+                long due = lastSent + EVERY.toNanos() - System.nanoTime();
+                if (due > 0) {
+                    LockWorkload.sleep(TimeUnit.NANOSECONDS.toMillis(due));
+                }
                 renew(process);
             }
         }
