@@ -101,10 +101,17 @@ public final class History implements AutoCloseable {
 
     /** Reads a history written by {@link #toFile}. */
     public static List<Op> read(Path path) throws IOException {
+        String text = Files.readString(path, StandardCharsets.UTF_8);
+        List<String> lines = text.lines().filter(line -> !line.isBlank()).toList();
         List<Op> ops = new ArrayList<>();
-        for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
-            if (!line.isBlank()) {
-                ops.add(JSON.readValue(line, Op.class));
+        for (int i = 0; i < lines.size(); i++) {
+            try {
+                ops.add(JSON.readValue(lines.get(i), Op.class));
+            } catch (IOException e) {
+                // The history of a run still going may end in a line half written; any other bad line is an error.
+                if (i < lines.size() - 1 || text.endsWith("\n")) {
+                    throw e;
+                }
             }
         }
         return ops;
