@@ -215,6 +215,19 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
+     * The voters of the configuration the leader holds (the highest term's, should two claim to lead), by
+     * id; empty when no node says it leads.
+     */
+    public List<String> voters() {
+        return admin.status().stream()
+                .filter(s -> "LEADER".equals(s.role()))
+                .max(Comparator.comparingLong(NodeStatus::term))
+                .map(s -> s.configuration().members().stream().filter(p -> "VOTER".equals(p.role()))
+                        .map(NodeStatus.ConfiguredPeer::id).sorted().toList())
+                .orElse(List.of());
+    }
+
+    /**
      * Waits until a write commits: first until every node accepts connections, then until one reports
      * itself leader, then a delete of a key that never exists, which goes through the log and fails its
      * condition. The first two steps are cheap polls; a write sent before there is a leader would only

@@ -16,7 +16,11 @@ import java.util.stream.Collectors;
 /**
  * Network partitions between nodes: either the leader alone against the rest (an old leader that must
  * stop serving, and a majority that must elect a new one), or the cluster split at random into a
- * majority and a minority. Needs the nodes in network namespaces ({@link NamespaceNetwork}).
+ * majority and a minority. The split is drawn over the voters the leader's configuration names, so that
+ * one side always holds a majority of them: beside a membership change, a node still joining (in service,
+ * not yet a voter) counted as one once put two of four voters on each side, and no side could elect a
+ * leader. Nodes that are not voters go with the majority. Needs the nodes in network namespaces
+ * ({@link NamespaceNetwork}).
  */
 public final class PartitionNemesis implements Nemesis {
     private final Cluster cluster;
@@ -48,8 +52,16 @@ public final class PartitionNemesis implements Nemesis {
             minority = new TreeSet<>(List.of(cluster.number(leader.get())));
             how = "isolated the leader";
         } else {
-            Collections.shuffle(all, random);
-            minority = new TreeSet<>(all.subList(0, (all.size() - 1) / 2));
+            List<Integer> voters = new ArrayList<>();
+            for (String id : cluster.voters()) {
+                NodeProcess node = cluster.node(id);
+                if (all.contains(cluster.number(node))) {
+                    voters.add(cluster.number(node));
+                }
+            }
+            List<Integer> sides = voters.isEmpty() ? new ArrayList<>(all) : voters;
+            Collections.shuffle(sides, random);
+            minority = new TreeSet<>(sides.subList(0, (sides.size() - 1) / 2));
             how = "split the cluster";
         }
         Set<Integer> majority = new TreeSet<>(all);
