@@ -19,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * A leader handing leadership to another voter because it cannot lead well itself (its disk stalls,
  * {@link StalledLogWatch}; it is starved of CPU, {@link SlowLeaderWatch}): which voters it may hand to, and
  * the transfer. Ratis' transfer makes the target catch up first and then asks it to start an election at
- * once; the old leader steps down when the new one wins.
+ * once; the old leader steps down when the new one wins. Ratis refuses a transfer while a configuration
+ * change is under way (RaftServerImpl.transferLeadershipAsync: not stable, staging, or not committed),
+ * which lasts as long as a new member takes to catch up, tens of seconds; {@link #toOrStepDown} then steps
+ * down, and the voters elect one of themselves after an election timeout.
  */
 final class HandOver {
     private static final Logger LOG = LoggerFactory.getLogger(HandOver.class);
@@ -117,6 +120,41 @@ final class HandOver {
             });
         } catch (Exception e) {
             LOG.warn("node {}: handing leadership to {} failed: {}", server.getId(), target, e.toString());
+            return CompletableFuture.completedFuture(false);
+        }
+    }
+
+    /**
+     * As {@link #to}; when the transfer fails (refused during a configuration change, or timed out) and this
+     * node still leads, steps down instead. Completes with whether either went through.
+     */
+    CompletableFuture<Boolean> toOrStepDown(RaftPeerId target) {
+        return to(target).thenCompose(done -> done || !leads() ? CompletableFuture.completedFuture(done) : stepDown());
+    }
+
+    private boolean leads() {
+        try {
+            return server.getDivision(groupId).getInfo().isLeader();
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** Asks Ratis to step this leader down (a transfer to nobody); completes with whether it did. */
+    CompletableFuture<Boolean> stepDown() {
+        LOG.warn("node {}: stepping down instead, so that the voters elect a leader among themselves", server.getId());
+        TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, server.getId(), groupId,
+                callId.incrementAndGet(), null, TRANSFER_MILLIS);
+        try {
+            return server.transferLeadershipAsync(request).handle((reply, e) -> {
+                if (e != null || !reply.isSuccess()) {
+                    LOG.warn("node {}: stepping down failed: {}", server.getId(), String.valueOf(e != null ? e : reply.getException()));
+                    return false;
+                }
+                return true;
+            });
+        } catch (Exception e) {
+            LOG.warn("node {}: stepping down failed: {}", server.getId(), e.toString());
             return CompletableFuture.completedFuture(false);
         }
     }

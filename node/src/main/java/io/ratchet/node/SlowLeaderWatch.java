@@ -194,7 +194,7 @@ final class SlowLeaderWatch implements AutoCloseable {
         LOG.warn("node {} leads, but waited for CPU {}% of the last second while {} waited {}% (voters: {}): "
                         + "every write waits on this node; handing leadership to {}", server.getId(), percent(own),
                 target, percent(voters.get(target).share()), voters, target);
-        handOver.to(RaftPeerId.valueOf(target));
+        handOver.toOrStepDown(RaftPeerId.valueOf(target));
     }
 
     private static long percent(double share) {

@@ -92,7 +92,7 @@ final class StalledLogWatch implements AutoCloseable {
             LOG.warn("node {} leads, but its log has not been flushed for {} ms (written to {}, flushed to {}): its disk "
                     + "stalls, and every write waits for it; handing leadership to {}", server.getId(), stalledMillis,
                     last.getIndex(), flushed, target);
-            handOver.to(target).whenComplete((done, e) -> transferring = false);
+            handOver.toOrStepDown(target).whenComplete((done, e) -> transferring = false);
         } catch (Exception e) {
             transferring = false;
             LOG.debug("stalled-log watch round failed", e);
