@@ -3,6 +3,7 @@ package io.ratchet.chaos;
 import io.ratchet.chaos.checker.BankChecker;
 import io.ratchet.chaos.checker.CheckResult;
 import io.ratchet.chaos.checker.Checker;
+import io.ratchet.chaos.checker.ListAppendChecker;
 import io.ratchet.chaos.checker.LockChecker;
 import io.ratchet.chaos.checker.RegisterChecker;
 import io.ratchet.chaos.checker.RenewChecker;
@@ -86,6 +87,7 @@ final class CheckCommand implements Callable<Integer> {
             case RenewChecker.WORKLOAD -> new RenewChecker();
             case BankChecker.WORKLOAD -> new BankChecker();
             case WatchChecker.WORKLOAD -> new WatchChecker();
+            case ListAppendChecker.WORKLOAD -> new ListAppendChecker(budget);
             default -> throw new IllegalArgumentException("the history holds a workload no checker knows: " + workload);
         };
     }
