@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
  * Checks the renew workload: a process that holds a lock nobody else wants, and renews it every third of
  * its lease, must never find it gone. Every renewal answered "lost", every read after an unanswered
  * renewal that finds the owner no longer holding, and every release that finds the lock already gone is a
- * {@code lease-lost} anomaly. Beside that it reports how close the renewals came: for each renewal that
- * landed, the lease left when its answer came, counted from when the last renewal (or the acquire) that
- * landed before it was sent, as the lock client counts it.
+ * {@code lease-lost} anomaly. And a renewal must land within the lease: for each renewal that landed, the
+ * lease left when its answer came, counted from when the last renewal (or the acquire) that landed before
+ * it was sent, as the lock client counts it; a renewal answered after that is {@code renewal-late}, since
+ * the holder could not know it still held the lock in between. The least lease left is reported.
  *
  * <p>History lines it reads, all keyed by the lock and naming the owner in the input:
  * <ul>
@@ -91,8 +92,14 @@ public final class RenewChecker implements Checker {
                         tally.unanswered++;
                     } else if (out != null && out.path("renewed").asBoolean()) {
                         if (landed != null) {
-                            tally.leastLeft = Math.min(tally.leastLeft,
-                                    landed.invoke().time() + leaseNanos - op.completion().time());
+                            long left = landed.invoke().time() + leaseNanos - op.completion().time();
+                            tally.leastLeft = Math.min(tally.leastLeft, left);
+                            if (left < 0) {
+                                anomalies.add(new Anomaly(WORKLOAD, "renewal-late", op.key(), owner + "'s renewal was answered "
+                                        + millis(-left) + " ms after its lease, counted from the send of the last renewal that "
+                                        + "landed, had run out: for that long it could not know it held the lock",
+                                        List.of(landed.callIndex(), op.callIndex(), op.returnIndex())));
+                            }
                         }
                         tally.longest = Math.max(tally.longest, op.completion().time() - op.invoke().time());
                         tally.renewals++;

@@ -49,6 +49,18 @@ class RenewCheckerTest {
     }
 
     @Test
+    void aRenewalAnsweredAfterTheLeaseRanOutIsLateEvenThoughItLanded() {
+        acquire(0, "r1");
+        renewed(renew(1_700, "r1"), 5_300); // the lease of the acquire, sent at 0, ran out at 5.0 s
+
+        CheckResult r = check();
+
+        assertEquals(List.of("renewal-late"), r.anomalies().stream().map(Anomaly::type).toList());
+        assertTrue(r.anomalies().get(0).detail().contains("answered 301 ms after its lease"), r.anomalies().get(0).detail());
+        assertEquals(-301L, r.details().get("least_lease_left_ms"));
+    }
+
+    @Test
     void aRenewalThatFindsTheLockGoneIsALostLease() {
         acquire(0, "r1");
         renewed(renew(1_700, "r1"), 1_710);
