@@ -139,11 +139,9 @@ final class LeaderBalancer implements AutoCloseable {
         }
     }
 
+    /** Leaves {@code pace} open: it is the node's. */
     @Override
     public void close() {
         timer.shutdownNow();
-        if (pace != null) {
-            pace.close();
-        }
     }
 }

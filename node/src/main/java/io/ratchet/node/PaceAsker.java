@@ -3,8 +3,10 @@ package io.ratchet.node;
 import io.ratchet.common.Credentials;
 import io.ratchet.common.NodeChannels;
 import io.ratchet.protocol.PaceRpc;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -17,14 +19,29 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 /**
  * Asks other nodes how starved of CPU they are ({@link PaceRpc}: the share of the last second their
  * pace thread waited for a core), over channels kept open per address: the slow-leader watch, before it
- * hands leadership away, and the leader balancer, before it hands a group to a node.
+ * hands leadership away, and the leader balancer, before it hands a group to a node. One per node, for
+ * every group: it keeps each node's last answer ({@link #refresh}, {@link #recent}), so that however many
+ * groups this node leads, another node is asked at most once every {@link #REFRESH}.
  */
 final class PaceAsker implements AutoCloseable {
     /** How long an answer may take: a node that cannot answer in this is as good as slow. */
     static final long ASK_MILLIS = 400;
+    /** How often {@link #refresh} asks one node again. */
+    static final Duration REFRESH = Duration.ofMillis(500);
+
+    /** A node's stalled share as it answered, and when the answer came ({@link System#nanoTime}). */
+    record Answer(double share, long at) {
+        @Override
+        public String toString() {
+            return Math.round(share * 100) + "%";
+        }
+    }
 
     private final Credentials credentials;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final Map<String, Answer> answers = new ConcurrentHashMap<>();
+    /** When {@link #refresh} last asked each address. */
+    private final Map<String, Long> asked = new ConcurrentHashMap<>();
 
     PaceAsker(Credentials credentials) {
         this.credentials = credentials;
@@ -36,9 +53,37 @@ final class PaceAsker implements AutoCloseable {
             boolean gone = members.stream().noneMatch(peer -> address.equals(peer.getAddress()));
             if (gone) {
                 channels.get(address).shutdownNow();
+                answers.remove(address);
             }
             return gone;
         });
+    }
+
+    /**
+     * Asks the node at {@code address} its share in the background, allowing {@code millis}, unless it was
+     * asked within {@link #REFRESH}; the answer is kept for {@link #recent}. At most {@code millis / REFRESH}
+     * questions to one node are out at once.
+     */
+    void refresh(String address, long millis) {
+        long now = System.nanoTime();
+        Long[] previous = new Long[1];
+        asked.compute(address, (a, last) -> {
+            previous[0] = last;
+            return last != null && now - last < REFRESH.toNanos() ? last : Long.valueOf(now);
+        });
+        if (previous[0] != null && now - previous[0] < REFRESH.toNanos()) {
+            return;
+        }
+        stalledShareOf(address, millis).whenComplete((share, e) -> {
+            if (e == null) {
+                answers.put(address, new Answer(share, System.nanoTime()));
+            }
+        });
+    }
+
+    /** The last answer the node at {@code address} gave {@link #refresh}, if any. */
+    Optional<Answer> recent(String address) {
+        return Optional.ofNullable(answers.get(address));
     }
 
     /** The node at {@code address}'s stalled share; fails when it does not answer within {@link #ASK_MILLIS}. */

@@ -91,6 +91,8 @@ public final class RatchetNode implements AutoCloseable {
     private final PeerReconnect reconnect;
     private final List<StalledLogWatch> stalledLogs = new ArrayList<>();
     private final PaceMeter pace;
+    /** Other nodes' stalled shares, for every group's slow-leader watch and the leader balancer. */
+    private final PaceAsker paceAsker;
     /** Which commands the other members can apply: the leader's gate for a later release's commands. */
     private final CommandSupport support;
     private final List<SlowLeaderWatch> slowLeaders = new ArrayList<>();
@@ -121,6 +123,7 @@ public final class RatchetNode implements AutoCloseable {
         this.frontEnd = frontEnd;
         this.metrics = metrics;
         this.pace = pace;
+        this.paceAsker = new PaceAsker(config.clientCredentials());
         // With none configured, a disk's worth, but no more than this node's disk holds (a leader refuses more).
         long disk = config.storage().toFile().getTotalSpace();
         long quota = config.quotaBytes() != 0 || disk == 0 ? config.effectiveQuota()
@@ -130,7 +133,7 @@ public final class RatchetNode implements AutoCloseable {
         for (RaftGroupId id : groupIds) {
             sweepers.add(new Sweeper(server, id, config.sweepInterval(), clock));
             stalledLogs.add(new StalledLogWatch(server, id));
-            slowLeaders.add(new SlowLeaderWatch(server, id, pace, config.clientCredentials()));
+            slowLeaders.add(new SlowLeaderWatch(server, id, pace, paceAsker));
             quotaBootstraps.add(new QuotaBootstrap(server, id, share, config.sweepInterval()));
         }
         metrics.bindLeaderHandOvers(() -> stalledLogs.stream().mapToLong(StalledLogWatch::handedOver).sum(),
@@ -138,7 +141,7 @@ public final class RatchetNode implements AutoCloseable {
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
         this.balancer = groupIds.size() == 1 ? null : new LeaderBalancer(server, groupIds, LeaderBalancer.INTERVAL,
-                new PaceAsker(config.clientCredentials()), SlowLeaderWatch.threshold());
+                paceAsker, SlowLeaderWatch.threshold());
         this.recovery = groupIds.size() == 1 ? null : new TransactionRecovery(server, groupIds, clock);
     }
 
@@ -628,6 +631,7 @@ public final class RatchetNode implements AutoCloseable {
         }
         stalledLogs.forEach(StalledLogWatch::close);
         slowLeaders.forEach(SlowLeaderWatch::close);
+        paceAsker.close();
         pace.close();
         support.close();
         sweepers.forEach(Sweeper::close);

@@ -1,13 +1,10 @@
 package io.ratchet.node;
 
-import io.ratchet.common.Credentials;
 import io.ratchet.protocol.DaemonThreads;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -24,24 +21,24 @@ import org.slf4j.LoggerFactory;
  * comes, yet every write waits on it: with a 10 % CPU quota the cluster answered 0.42× as many writes at
  * 10× the latency. Its own {@link PaceMeter} alone cannot tell that from a machine everyone shares being
  * busy, where handing over would only move the problem (and, repeated, flap); so it asks the voters that
- * answer ({@link PaceRpc}) and hands over only to one whose stalled share is a third of its own or less (the furthest in the log of those),
- * and under the threshold, and not again within {@link #COOLDOWN}.
+ * answer ({@link PaceRpc}) and hands over only to one whose stalled share is a third of its own or less
+ * and under the threshold (the furthest in the log of those), and not again within {@link #COOLDOWN}.
  *
  * <p>Fast, because a writer waits the whole time: it looks every {@link #PERIOD}, over the last second
  * of the meter, and only while the last quarter second was starved too (a single pause the second
  * still holds is over, and no reason to hand over). And it decides on answers it already has: while it
- * leads it asks its voters every {@link #ASK_EVERY}, and uses answers up to {@link #FRESH} old, since a
+ * leads it has its voters asked every {@link PaceAsker#REFRESH} (one {@link PaceAsker} for every group of
+ * the node), and uses answers up to {@link #FRESH} old, since a
  * question a starved node asks comes back seconds late (2 s under a 10 % quota). Two looks 500 ms apart
  * over two seconds, each asking then, handed over 1.5 to 3.3 s into a 10 % quota, and the writers' gap
- * with the election after it was over 2 s; now about 0.6 s. The threshold is {@code -Dratchet.slow.leader.share} (default
- * 0.3: the leader waited for CPU 30 % of the last second; 0 turns the watch off).
+ * with the election after it was over 2 s; now about 0.6 s. The threshold is
+ * {@code -Dratchet.slow.leader.share} (default 0.3: the leader waited for CPU 30 % of the last second; 0
+ * turns the watch off).
  */
 final class SlowLeaderWatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SlowLeaderWatch.class);
     static final String THRESHOLD_PROPERTY = "ratchet.slow.leader.share";
     static final Duration PERIOD = Duration.ofMillis(100);
-    /** How often a leader asks its voters their stalled shares. */
-    static final Duration ASK_EVERY = Duration.ofMillis(500);
     /** How long a voter's answer counts: a starved leader's own questions come back late, if at all. */
     static final Duration FRESH = Duration.ofSeconds(3);
     /** How long a voter's pace answer may take. */
@@ -61,22 +58,12 @@ final class SlowLeaderWatch implements AutoCloseable {
     private final HandOver handOver;
     private final PaceAsker pace;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-slow-leader"));
-    /** A voter's stalled share, and when it came ({@link System#nanoTime}). */
-    record Heard(double share, long at) {
-        @Override
-        public String toString() {
-            return percent(share) + "%";
-        }
-    }
-
-    private final Map<String, Heard> heard = new ConcurrentHashMap<>();
-    private final Set<String> asking = ConcurrentHashMap.newKeySet();
     // Touched on the timer's thread only.
-    private long lastAsked = System.nanoTime() - ASK_EVERY.toNanos();
     private long lastHandOver = System.nanoTime() - COOLDOWN.toNanos();
 
-    SlowLeaderWatch(RaftServer server, RaftGroupId groupId, PaceMeter meter, Credentials credentials) {
-        this(server, groupId, meter, credentials, threshold());
+    /** {@code pace} is the node's, shared with its other groups' watches; closing this leaves it open. */
+    SlowLeaderWatch(RaftServer server, RaftGroupId groupId, PaceMeter meter, PaceAsker pace) {
+        this(server, groupId, meter, pace, threshold());
     }
 
     /** The stalled share at which a leader counts as slow: {@code -Dratchet.slow.leader.share}, 0.3 unless set (0: never). */
@@ -84,12 +71,12 @@ final class SlowLeaderWatch implements AutoCloseable {
         return Double.parseDouble(System.getProperty(THRESHOLD_PROPERTY, "0.3"));
     }
 
-    SlowLeaderWatch(RaftServer server, RaftGroupId groupId, PaceMeter meter, Credentials credentials, double threshold) {
+    SlowLeaderWatch(RaftServer server, RaftGroupId groupId, PaceMeter meter, PaceAsker pace, double threshold) {
         this.server = server;
         this.groupId = groupId;
         this.meter = meter;
         this.threshold = threshold;
-        this.pace = new PaceAsker(credentials);
+        this.pace = pace;
         this.handOver = new HandOver(server, groupId);
         if (threshold > 0) {
             timer.scheduleWithFixedDelay(this::look, PERIOD.toMillis(), PERIOD.toMillis(), TimeUnit.MILLISECONDS);
@@ -125,14 +112,10 @@ final class SlowLeaderWatch implements AutoCloseable {
         try {
             RaftServer.Division division = server.getDivision(groupId);
             if (!division.getInfo().isLeader()) {
-                heard.clear();
                 return;
             }
             long now = System.nanoTime();
-            if (now - lastAsked >= ASK_EVERY.toNanos()) {
-                lastAsked = now;
-                ask(division);
-            }
+            ask(division);
             if (now - lastHandOver < COOLDOWN.toNanos()) {
                 return;
             }
@@ -140,11 +123,11 @@ final class SlowLeaderWatch implements AutoCloseable {
             if (own < threshold) {
                 return; // the usual case, decided without asking Ratis for the voters
             }
-            Map<String, Heard> voters = new LinkedHashMap<>();
+            Map<String, PaceAsker.Answer> voters = new LinkedHashMap<>();
             for (RaftPeerId id : HandOver.recentlyHeardVoters(division, HEARD_WITHIN_MILLIS)) {
-                Heard h = heard.get(id.toString());
-                if (h != null) {
-                    voters.put(id.toString(), h);
+                RaftPeer peer = division.getRaftConf().getPeer(id);
+                if (peer != null) {
+                    pace.recent(peer.getAddress()).ifPresent(answer -> voters.put(id.toString(), answer));
                 }
             }
             target(own, meter.recentStalledShare(), threshold, voters, now).ifPresent(to -> handOver(own, to, voters));
@@ -153,21 +136,14 @@ final class SlowLeaderWatch implements AutoCloseable {
         }
     }
 
-    /** Asks every voter heard from lately its share, unless an earlier question to it is still out. */
+    /** Has every voter heard from lately asked its share (the asker asks each once per {@link PaceAsker#REFRESH}). */
     private void ask(RaftServer.Division division) {
         pace.forgetAllBut(division.getRaftConf().getAllPeers());
         for (RaftPeerId id : HandOver.recentlyHeardVoters(division, HEARD_WITHIN_MILLIS)) {
             RaftPeer peer = division.getRaftConf().getPeer(id);
-            String voter = id.toString();
-            if (peer == null || !asking.add(voter)) {
-                continue;
+            if (peer != null) {
+                pace.refresh(peer.getAddress(), ASK_MILLIS);
             }
-            pace.stalledShareOf(peer.getAddress(), ASK_MILLIS).whenComplete((share, e) -> {
-                if (e == null) {
-                    heard.put(voter, new Heard(share, System.nanoTime()));
-                }
-                asking.remove(voter);
-            });
         }
     }
 
@@ -176,7 +152,7 @@ final class SlowLeaderWatch implements AutoCloseable {
      * last quarter {@code recent} are both at or over {@code threshold}; then {@link #choose} among the
      * {@code voters}' answers heard within {@link #FRESH} of {@code now}.
      */
-    static Optional<String> target(double own, double recent, double threshold, Map<String, Heard> voters, long now) {
+    static Optional<String> target(double own, double recent, double threshold, Map<String, PaceAsker.Answer> voters, long now) {
         if (own < threshold || recent < threshold) {
             return Optional.empty();
         }
@@ -189,7 +165,7 @@ final class SlowLeaderWatch implements AutoCloseable {
         return choose(own, threshold, fresh);
     }
 
-    private void handOver(double own, String target, Map<String, Heard> voters) {
+    private void handOver(double own, String target, Map<String, PaceAsker.Answer> voters) {
         lastHandOver = System.nanoTime();
         LOG.warn("node {} leads, but waited for CPU {}% of the last second while {} waited {}% (voters: {}): "
                         + "every write waits on this node; handing leadership to {}", server.getId(), percent(own),
@@ -204,6 +180,5 @@ final class SlowLeaderWatch implements AutoCloseable {
     @Override
     public void close() {
         timer.shutdownNow();
-        pace.close();
     }
 }

@@ -39,9 +39,9 @@ class SlowLeaderTest {
     @Test
     void theLeaderDecidesOnFreshAnswersAndOnlyWhileItIsStarvedNow() {
         long now = 50_000 * MS;
-        Map<String, SlowLeaderWatch.Heard> voters = new LinkedHashMap<>();
-        voters.put("n3", new SlowLeaderWatch.Heard(0.01, now - SlowLeaderWatch.FRESH.toNanos() - MS));
-        voters.put("n2", new SlowLeaderWatch.Heard(0.02, now - 400 * MS));
+        Map<String, PaceAsker.Answer> voters = new LinkedHashMap<>();
+        voters.put("n3", new PaceAsker.Answer(0.01, now - SlowLeaderWatch.FRESH.toNanos() - MS));
+        voters.put("n2", new PaceAsker.Answer(0.02, now - 400 * MS));
         assertEquals(Optional.of("n2"), SlowLeaderWatch.target(0.5, 0.9, 0.3, voters, now),
                 "n3 is further in the log, but its answer is too old to count");
         assertEquals(Optional.empty(), SlowLeaderWatch.target(0.5, 0.1, 0.3, voters, now),
