@@ -77,7 +77,8 @@ final class CheckCommand implements Callable<Integer> {
         return validity == Validity.VALID ? 0 : validity == Validity.INVALID ? 1 : 3;
     }
 
-    private Checker checker(String workload) {
+    /** The checker of {@code workload}, as a run gives it ({@code CheckCommandTest} holds this to every workload). */
+    Checker checker(String workload) {
         return switch (workload) {
             case RegisterChecker.WORKLOAD -> new RegisterChecker(budget);
             case ReservationChecker.WORKLOAD -> new ReservationChecker();

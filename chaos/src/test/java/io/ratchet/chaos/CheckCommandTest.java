@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -92,11 +93,25 @@ class CheckCommandTest {
     }
 
     @Test
+    void everyWorkloadTheHarnessRunsHasTheSameCheckerHere() {
+        CheckCommand check = new CheckCommand();
+        check.budget = Duration.ofSeconds(1);
+        for (String name : Workloads.NAMES.split(", ")) {
+            if (!name.equals("all")) {
+                assertEquals(name, check.checker(name).workload(), "scripts/chaos check knows " + name);
+            }
+        }
+    }
+
+    @Test
     void theHalfWrittenLastLineOfARunStillGoingIsLeftOut() throws IOException {
         Path file = history("{\"index\":999,\"time\":9100000000,\"process\":\"1\",\"ty");
         StringBuilder out = new StringBuilder();
 
         assertEquals(0, run(out, file.toString()), out.toString());
         assertTrue(out.toString().contains("renew         valid"), out.toString());
+        // A finished history ends in a newline: a bad last line there is an error, not left out.
+        Path ended = history("{\"index\":999,\"ty\n");
+        assertTrue(run(new StringBuilder(), ended.toString()) != 0, "a broken line of a finished history is refused");
     }
 }

@@ -208,10 +208,14 @@ public final class Cluster implements AutoCloseable {
 
     /** The leader as the nodes report it (the one with the highest term, if two claim it), or empty. */
     public Optional<NodeProcess> leader() {
+        return leaderStatus().map(s -> nodes.get(s.id()));
+    }
+
+    /** The status of the node that leads (the highest term, if two claim it), or empty. */
+    private Optional<NodeStatus> leaderStatus() {
         return admin.status().stream()
                 .filter(s -> "LEADER".equals(s.role()))
-                .max(Comparator.comparingLong(NodeStatus::term))
-                .map(s -> nodes.get(s.id()));
+                .max(Comparator.comparingLong(NodeStatus::term));
     }
 
     /**
@@ -219,9 +223,7 @@ public final class Cluster implements AutoCloseable {
      * id; empty when no node says it leads.
      */
     public List<String> voters() {
-        return admin.status().stream()
-                .filter(s -> "LEADER".equals(s.role()))
-                .max(Comparator.comparingLong(NodeStatus::term))
+        return leaderStatus()
                 .map(s -> s.configuration().members().stream().filter(p -> "VOTER".equals(p.role()))
                         .map(NodeStatus.ConfiguredPeer::id).sorted().toList())
                 .orElse(List.of());

@@ -101,20 +101,29 @@ public final class History implements AutoCloseable {
 
     /** Reads a history written by {@link #toFile}. */
     public static List<Op> read(Path path) throws IOException {
-        String text = Files.readString(path, StandardCharsets.UTF_8);
-        List<String> lines = text.lines().filter(line -> !line.isBlank()).toList();
-        List<Op> ops = new ArrayList<>();
+        List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8).stream().filter(line -> !line.isBlank()).toList();
+        List<Op> ops = new ArrayList<>(lines.size());
         for (int i = 0; i < lines.size(); i++) {
             try {
                 ops.add(JSON.readValue(lines.get(i), Op.class));
             } catch (IOException e) {
                 // The history of a run still going may end in a line half written; any other bad line is an error.
-                if (i < lines.size() - 1 || text.endsWith("\n")) {
+                if (i < lines.size() - 1 || endsWithNewline(path)) {
                     throw e;
                 }
             }
         }
         return ops;
+    }
+
+    private static boolean endsWithNewline(Path path) throws IOException {
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(path.toFile(), "r")) {
+            if (file.length() == 0) {
+                return false;
+            }
+            file.seek(file.length() - 1);
+            return file.read() == '\n';
+        }
     }
 
     /** An empty JSON object, for building inputs and outputs. */
