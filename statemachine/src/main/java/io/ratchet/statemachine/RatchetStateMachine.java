@@ -27,11 +27,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.ratis.proto.RaftProtos.InstallSnapshotResult;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
@@ -334,19 +336,61 @@ public final class RatchetStateMachine extends BaseStateMachine {
     /**
      * The leader's log no longer holds what this follower needs: fetch a checkpoint of the leader's
      * store, verified whole, and answer with the position it holds. Ratis then pauses the machine and
-     * calls {@link #reinitialize}, which swaps it in. On its own thread: a large state takes a while, and
-     * Ratis asks again until it is done.
+     * calls {@link #reinitialize}, which swaps it in. On its own thread: a large state takes a while.
+     * Ratis 3.3.0 swaps it in only when the leader notifies again, which it may never do while this
+     * follower refuses its appends ({@link SnapshotInstallations}); so once the checkpoint is here the
+     * installation is finished from this side too ({@link #finishInstall}).
      */
     @Override
     public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(RoleInfoProto roleInfo, TermIndex firstInLog) {
         String leader = roleInfo.getFollowerInfo().getLeaderInfo().getId().getAddress();
-        return CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<TermIndex> fetched = CompletableFuture.supplyAsync(() -> {
             try {
                 return fetchCheckpoint(leader, firstInLog);
             } catch (IOException e) {
                 throw new CompletionException(e);
             }
         }, installer);
+        fetched.thenAccept(at -> finishInstallLater(firstInLog, at, 1));
+        return fetched;
+    }
+
+    /** How often, and how many times, a fetched checkpoint's installation is asked to finish. */
+    private static final long FINISH_PAUSE_MILLIS = 100;
+    private static final int FINISH_ATTEMPTS = 50;
+
+    private void finishInstallLater(TermIndex firstInLog, TermIndex fetched, int attempt) {
+        try {
+            CompletableFuture.delayedExecutor(FINISH_PAUSE_MILLIS, TimeUnit.MILLISECONDS, installer)
+                    .execute(() -> finishInstall(firstInLog, fetched, attempt));
+        } catch (RejectedExecutionException e) {
+            // Closing.
+        }
+    }
+
+    /**
+     * Ends the installation of the checkpoint fetched for {@code firstInLog} as the leader's next
+     * notification would, unless that notification came first (the log's snapshot is then the fetched
+     * one); asks again while Ratis has not yet heard that the fetch is done, or while no leader is known,
+     * up to {@link #FINISH_ATTEMPTS} times.
+     */
+    private void finishInstall(TermIndex firstInLog, TermIndex fetched, int attempt) {
+        try {
+            RaftServer.Division division = getServer().join().getDivision(getGroupId());
+            if (division.getRaftLog().getSnapshotIndex() >= fetched.getIndex()) {
+                return;
+            }
+            InstallSnapshotResult result = SnapshotInstallations.finish(division, firstInLog);
+            if (result == InstallSnapshotResult.SNAPSHOT_INSTALLED) {
+                LOG.info("finished the installation of the checkpoint for index {} without waiting for the leader's "
+                        + "next notification (a Ratis 3.3.0 defect)", firstInLog.getIndex());
+            } else if (result != InstallSnapshotResult.ALREADY_INSTALLED && attempt < FINISH_ATTEMPTS) {
+                finishInstallLater(firstInLog, fetched, attempt + 1);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("could not finish the installation of the checkpoint for index {}; the leader's next notification "
+                    + "will: {}", firstInLog.getIndex(), e.toString());
+        }
     }
 
     private TermIndex fetchCheckpoint(String leader, TermIndex firstInLog) throws IOException {
