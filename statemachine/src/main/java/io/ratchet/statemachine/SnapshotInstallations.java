@@ -20,7 +20,7 @@ import org.apache.ratis.server.protocol.TermIndex;
  * that index is below the start of its log. So when the first notification came from a passing view
  * (a follower whose log conflicts with the leader's answers with its commit index, which may be below the
  * leader's log, while its log reaches past it), the leader takes the later answers, sends appends from
- * there, and never notifies again: the follower refuses appends until leadership changes. In a soak this
+ * there, and never notifies again: the follower refuses appends until leadership changes. In a chaos run this
  * left a follower of a group unable to append for 22 s, and a second fault in that time stopped the group.
  * <p>
  * {@link #finish} asks the server what the leader's next notification would: the same leader, term and

@@ -1,0 +1,64 @@
+package org.apache.ratis.server.impl;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.RatchetClient;
+import io.ratchet.client.RatchetException;
+import io.ratchet.node.FreePorts;
+import io.ratchet.node.NodeConfig;
+import io.ratchet.node.RatchetNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A follower that has not heard from its leader for the minimum election timeout refuses a linearizable
+ * read at once, naming no leader, instead of asking that leader for the read index, which waits out
+ * Ratis' request timeout when the leader is paused. One real node follows a leader stood in for by one
+ * heartbeat made here; its election timeout is long enough that it does not stand meanwhile.
+ */
+class LostLeaderReadTest {
+    @Test
+    void aFollowerWhoseLeaderWentQuietRefusesReadsAtOnce(@TempDir Path dir) throws Exception {
+        Map<String, String> peers = new LinkedHashMap<>();
+        for (String id : List.of("n1", "n2", "n3")) {
+            peers.put(id, "127.0.0.1:" + FreePorts.next());
+        }
+        NodeConfig config = NodeConfig.of("n1", peers, dir.resolve("n1"))
+                .withElectionTimeout(Duration.ofSeconds(1), Duration.ofSeconds(120));
+        try (RatchetNode node = RatchetNode.start(config);
+             RatchetClient client = RatchetClient.connect(ClientOptions.parse("n1=" + peers.get("n1"))
+                     .withTimeouts(Duration.ofMillis(500), 2, Duration.ofSeconds(2)))) {
+            RaftServerImpl follower = (RaftServerImpl) node.raftServer().getDivision(node.groupId());
+            await().atMost(Duration.ofSeconds(30)).until(() -> follower.getInfo().isAlive());
+
+            // n2 leads term 1: one heartbeat, then nothing (paused, or cut off).
+            RaftGroupMemberId n2 = RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n2"), follower.getMemberId().getGroupId());
+            AppendEntriesReplyProto heard = follower.appendEntriesAsync(ServerProtoUtils.toAppendEntriesRequestProto(
+                    n2, follower.getId(), 1, List.of(), 0, false, null, List.of(), 1, null)).get();
+            assertEquals(AppendEntriesReplyProto.AppendResult.SUCCESS, heard.getResult());
+            assertEquals(RaftPeerId.valueOf("n2"), follower.getInfo().getLeaderId());
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> follower.getRoleInfoProto().getFollowerInfo()
+                    .getLeaderInfo().getLastRpcElapsedTimeMs() >= 1_000);
+            RatchetException e = assertThrows(RatchetException.class, () -> client.get("k"));
+            // A follower that stood for election meanwhile (its timeout is drawn from 1..120 s) knows no leader
+            // and refuses for that reason instead: nothing this test can tell apart.
+            assumeTrue(follower.getInfo().getCurrentRole() == RaftPeerRole.FOLLOWER, "the follower stood for election");
+            assertTrue(e.getMessage().contains("has not heard from its leader"), e.getMessage());
+        }
+    }
+}
