@@ -189,7 +189,7 @@ public final class ChaosRun {
         try {
             cluster = Cluster.start(settings.nodes(), spares, network, nodesDir, settings.ratchetJar(), settings.nodeJvmOptions(),
                     settings.snapshotThreshold(), settings.tls() ? settings.runDir().resolve("tls") : null, nodeFaults,
-                    settings.groups());
+                    settings.groups(), settings.load() > 0 ? Cluster.LOADED_QUOTA_MIB : Cluster.QUOTA_MIB);
         } catch (IOException | RuntimeException e) {
             network.close();
             throw e;

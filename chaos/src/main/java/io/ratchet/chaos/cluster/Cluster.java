@@ -103,9 +103,19 @@ public final class Cluster implements AutoCloseable {
      * @param tlsDir            where to make the CA and the nodes' certificates for a TLS cluster; null for plaintext
      * @param faults            the fault libraries each node is started with ({@link NodeFaults#none()}: none)
      * @param groups            how many Raft groups the cluster is formed with
+     * @param quotaMiB          the storage quota, in MiB ({@link #QUOTA_MIB}, or {@link #LOADED_QUOTA_MIB} under load)
      */
+    /** The storage quota of a run's cluster: its workloads' data is small. */
+    public static final long QUOTA_MIB = 64;
+    /**
+     * The quota of a run with load clients ({@code --load}), whose reservations of fresh keys at full speed
+     * filled 64 MiB in 30 minutes at one group (an hour's soak then measured quota refusals, not gaps).
+     */
+    public static final long LOADED_QUOTA_MIB = 2048;
+
     public static Cluster start(int size, int spares, Network network, Path dir, Path jar, List<String> jvmOptions,
-                                long snapshotThreshold, Path tlsDir, NodeFaults faults, int groups) throws IOException {
+                                long snapshotThreshold, Path tlsDir, NodeFaults faults, int groups, long quotaMiB)
+            throws IOException {
         Files.createDirectories(dir);
         Map<String, String> addresses = new LinkedHashMap<>();
         for (int n = 1; n <= size + spares; n++) {
@@ -130,9 +140,10 @@ public final class Cluster implements AutoCloseable {
                     "peers=" + (n > size ? peers + "," + id + "=" + addresses.get(id) : peers),
                     "storage=" + storage,
                     "snapshot.threshold=" + snapshotThreshold,
-                    "# The runs' data is small: a small quota, small store caches, and no free-space floor",
-                    "# (the runs' directories share the machine's disk with everything else).",
-                    "quota.bytes=64MiB",
+                    "# The runs' data is small: a small quota (larger when load clients write fresh keys at full",
+                    "# speed), small store caches, and no free-space floor (the runs' directories share the",
+                    "# machine's disk with everything else).",
+                    "quota.bytes=" + quotaMiB + "MiB",
                     "store.block.cache=16MiB",
                     "store.write.buffer=8MiB",
                     "store.min.free=0",
