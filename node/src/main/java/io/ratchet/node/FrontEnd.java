@@ -524,8 +524,8 @@ final class FrontEnd implements AutoCloseable {
      * one by asking its leader for the read index (Ratis' ReadIndex), and when that leader is paused or cut
      * off the question waits out Ratis' request timeout (3 s) unanswered: the client's attempt here goes
      * unanswered too, the node counts as silent to it, and its next attempt waits twice as long. Reads
-     * after a paused leader waited 2.3 to 2.7 s so, against 1.4 s for writes, which a follower refuses at
-     * once. So a follower that has heard nothing from its leader for {@link #leaderLostMillis} (when Ratis
+     * after a pause waited 2.5 to 3.1 s so in chaos runs, where writes after the same pauses (which a
+     * follower refuses at once) came back within 1.4 s. So a follower that has heard nothing from its leader for {@link #leaderLostMillis} (when Ratis
      * itself holds the leader lost) refuses at once; the client asks the next node after a short pause, until
      * one follows a leader that answers.
      */
