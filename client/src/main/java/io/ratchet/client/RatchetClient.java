@@ -24,6 +24,7 @@ import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -74,6 +75,21 @@ public final class RatchetClient implements AutoCloseable {
     private volatile List<Lane> lanes;
     /** The shape question in flight, or answered; a failed one is asked again by the next call. */
     private CompletableFuture<List<Lane>> shaping;
+    /**
+     * Writes and keyed calls made before the cluster's shape was known, in the order they were made; started
+     * in that order once it is ({@link #inOrderOnLanes}). Guarded by itself.
+     */
+    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+    /**
+     * The lanes, once every call that waited for them has been started on them: the path that does not
+     * wait. Published after the waiting calls, so that a call made later never overtakes one made before
+     * (a later write applied in an earlier log entry, as a test caught when the shape's answer came in the
+     * middle of a burst of writes).
+     */
+    private volatile List<Lane> started;
+
+    private record Waiting(java.util.function.Consumer<List<Lane>> start, java.util.function.Consumer<Throwable> fail) {
+    }
     private final Metrics metrics = new Metrics();
     private final ClientEvents events = new ClientEvents();
     /**
@@ -184,9 +200,9 @@ public final class RatchetClient implements AutoCloseable {
      * known (every call but a client's first), else once it is.
      */
     private <T> CompletableFuture<T> onLaneOf(String key, Function<Lane, CompletableFuture<T>> call) {
-        List<Lane> known = lanes;
+        List<Lane> known = started;
         return known != null ? call.apply(known.get(Groups.of(key, known.size())))
-                : lanes().thenCompose(all -> call.apply(all.get(Groups.of(key, all.size()))));
+                : inOrderOnLanes(all -> call.apply(all.get(Groups.of(key, all.size()))));
     }
 
     /** How many groups the cluster has (asked of it on first use). */
@@ -432,8 +448,59 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        List<Lane> known = lanes;
-        return known != null ? write(known, request) : lanes().thenCompose(ls -> write(ls, request));
+        List<Lane> known = started;
+        return known != null ? write(known, request) : inOrderOnLanes(ls -> write(ls, request));
+    }
+
+    /**
+     * {@code call} on the lanes once the cluster's shape is known, started after every call that was waiting
+     * for it before this one, and before any made after.
+     */
+    private <T> CompletableFuture<T> inOrderOnLanes(Function<List<Lane>, CompletableFuture<T>> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        boolean first;
+        synchronized (waiting) {
+            List<Lane> known = started;
+            if (known == null) {
+                waiting.add(new Waiting(ls -> {
+                    try {
+                        call.apply(ls).whenComplete((value, error) -> {
+                            if (error != null) {
+                                result.completeExceptionally(error);
+                            } else {
+                                result.complete(value);
+                            }
+                        });
+                    } catch (RuntimeException e) {
+                        result.completeExceptionally(e);
+                    }
+                }, result::completeExceptionally));
+                first = waiting.size() == 1;
+            } else {
+                return call.apply(known);
+            }
+        }
+        if (first) {
+            lanes().whenComplete(this::startWaiting);
+        }
+        return result;
+    }
+
+    /** Starts the calls that waited for the shape, in order, then opens the path that does not wait. */
+    private void startWaiting(List<Lane> all, Throwable error) {
+        synchronized (waiting) {
+            while (!waiting.isEmpty()) {
+                Waiting w = waiting.poll();
+                if (error != null) {
+                    w.fail().accept(error);
+                } else {
+                    w.start().accept(all);
+                }
+            }
+            if (error == null) {
+                started = all;
+            }
+        }
     }
 
     /**
