@@ -41,6 +41,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -76,20 +77,16 @@ public final class RatchetClient implements AutoCloseable {
     /** The shape question in flight, or answered; a failed one is asked again by the next call. */
     private CompletableFuture<List<Lane>> shaping;
     /**
-     * Writes and keyed calls made before the cluster's shape was known, in the order they were made; started
-     * in that order once it is ({@link #inOrderOnLanes}). Guarded by itself.
+     * Calls made before the cluster's shape was known, in the order they were made ({@link #whenShaped}):
+     * the shape's answer starts them in that order before it publishes {@link #lanes}, so that no later
+     * call overtakes them. Guarded by itself.
      */
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
-    /**
-     * The lanes, once every call that waited for them has been started on them: the path that does not
-     * wait. Published after the waiting calls, so that a call made later never overtakes one made before
-     * (a later write applied in an earlier log entry, as a test caught when the shape's answer came in the
-     * middle of a burst of writes).
-     */
-    private volatile List<Lane> started;
 
-    private record Waiting(java.util.function.Consumer<List<Lane>> start, java.util.function.Consumer<Throwable> fail) {
+    /** A call waiting for the shape: what starts it on the lanes, and what fails it when no shape comes. */
+    private record Waiting(Consumer<List<Lane>> start, Consumer<Throwable> fail) {
     }
+
     private final Metrics metrics = new Metrics();
     private final ClientEvents events = new ClientEvents();
     /**
@@ -188,11 +185,75 @@ public final class RatchetClient implements AutoCloseable {
                     } else if (Failures.unwrap(error) instanceof InvalidRequestException) {
                         all = List.of(first);
                     } else {
-                        throw new CompletionException(Failures.unwrap(error));
+                        Throwable cause = Failures.unwrap(error);
+                        synchronized (this) {
+                            shaping = null; // the next call asks again, also one that waits from now on
+                        }
+                        startWaiting(null, cause);
+                        throw new CompletionException(cause);
                     }
-                    lanes = List.copyOf(all);
-                    return lanes;
+                    List<Lane> known = List.copyOf(all);
+                    startWaiting(known, null);
+                    return known;
                 });
+    }
+
+    /**
+     * Starts the calls that waited for the shape, in the order they were made, then publishes the lanes
+     * ({@code all}; null with the {@code error} that failed the question, which fails them all).
+     */
+    private void startWaiting(List<Lane> all, Throwable error) {
+        synchronized (waiting) {
+            while (!waiting.isEmpty()) {
+                Waiting w = waiting.poll();
+                if (all == null) {
+                    w.fail().accept(error);
+                } else {
+                    w.start().accept(all);
+                }
+            }
+            if (all != null) {
+                lanes = all;
+            }
+        }
+    }
+
+    /**
+     * {@code call} on every group's lane: at once when the cluster's shape is known (every call but a
+     * client's first ones), else once it is, in the order the calls were made. Left to the shape future's
+     * dependents, the waiting calls started in no set order, and a call made while the answer was being
+     * handled saw the lanes and overtook them all: a write sent later applied one log entry earlier
+     * (GroupCommitClusterTest).
+     */
+    private <T> CompletableFuture<T> whenShaped(Function<List<Lane>, CompletableFuture<T>> call) {
+        List<Lane> known = lanes;
+        if (known != null) {
+            return call.apply(known);
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        synchronized (waiting) {
+            known = lanes;
+            if (known == null) {
+                waiting.add(new Waiting(ls -> {
+                    try {
+                        call.apply(ls).whenComplete((value, error) -> {
+                            if (error != null) {
+                                result.completeExceptionally(error);
+                            } else {
+                                result.complete(value);
+                            }
+                        });
+                    } catch (RuntimeException e) {
+                        result.completeExceptionally(e);
+                    }
+                }, result::completeExceptionally));
+            }
+        }
+        if (known != null) {
+            return call.apply(known);
+        }
+        lanes(); // asks the shape, unless it is being asked
+        return result;
     }
 
     /**
@@ -200,9 +261,7 @@ public final class RatchetClient implements AutoCloseable {
      * known (every call but a client's first), else once it is.
      */
     private <T> CompletableFuture<T> onLaneOf(String key, Function<Lane, CompletableFuture<T>> call) {
-        List<Lane> known = started;
-        return known != null ? call.apply(known.get(Groups.of(key, known.size())))
-                : inOrderOnLanes(all -> call.apply(all.get(Groups.of(key, all.size()))));
+        return whenShaped(all -> call.apply(all.get(Groups.of(key, all.size()))));
     }
 
     /** How many groups the cluster has (asked of it on first use). */
@@ -408,10 +467,11 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        List<Lane> known = lanes;
-        if (known == null) {
-            return lanes().thenCompose(ls -> transact(ops, idempotencyKey, retention));
-        }
+        return whenShaped(known -> transactOn(known, ops, idempotencyKey, retention, request));
+    }
+
+    private CompletableFuture<TransactionResult> transactOn(List<Lane> known, List<Command.Op> ops, String idempotencyKey,
+                                                           Duration retention, Request request) {
         if (CrossGroupTransaction.spans(ops, known.size())) {
             if (idempotencyKey != null) {
                 return CompletableFuture.failedFuture(invalid(new InvalidCommandException("an idempotency key on a"
@@ -448,59 +508,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        List<Lane> known = started;
-        return known != null ? write(known, request) : inOrderOnLanes(ls -> write(ls, request));
-    }
-
-    /**
-     * {@code call} on the lanes once the cluster's shape is known, started after every call that was waiting
-     * for it before this one, and before any made after.
-     */
-    private <T> CompletableFuture<T> inOrderOnLanes(Function<List<Lane>, CompletableFuture<T>> call) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        boolean first;
-        synchronized (waiting) {
-            List<Lane> known = started;
-            if (known == null) {
-                waiting.add(new Waiting(ls -> {
-                    try {
-                        call.apply(ls).whenComplete((value, error) -> {
-                            if (error != null) {
-                                result.completeExceptionally(error);
-                            } else {
-                                result.complete(value);
-                            }
-                        });
-                    } catch (RuntimeException e) {
-                        result.completeExceptionally(e);
-                    }
-                }, result::completeExceptionally));
-                first = waiting.size() == 1;
-            } else {
-                return call.apply(known);
-            }
-        }
-        if (first) {
-            lanes().whenComplete(this::startWaiting);
-        }
-        return result;
-    }
-
-    /** Starts the calls that waited for the shape, in order, then opens the path that does not wait. */
-    private void startWaiting(List<Lane> all, Throwable error) {
-        synchronized (waiting) {
-            while (!waiting.isEmpty()) {
-                Waiting w = waiting.poll();
-                if (error != null) {
-                    w.fail().accept(error);
-                } else {
-                    w.start().accept(all);
-                }
-            }
-            if (error == null) {
-                started = all;
-            }
-        }
+        return whenShaped(ls -> write(ls, request));
     }
 
     /**
@@ -519,7 +527,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return lanes().thenCompose(ls -> group < 0 || group >= ls.size()
+        return whenShaped(ls -> group < 0 || group >= ls.size()
                 ? CompletableFuture.failedFuture(invalid(new InvalidCommandException("the cluster has " + ls.size()
                 + " groups, numbered from 0; there is no group " + group)))
                 : send(ls.get(group), request));
@@ -610,7 +618,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return events.timed("getAll", lanes().thenCompose(ls -> {
+        return events.timed("getAll", whenShaped(ls -> {
             Map<Integer, List<String>> byGroup = Groups.byGroup(all.keys(), ls.size());
             Supplier<CompletableFuture<List<Item>>> once = () -> inKeyOrder(byGroup.entrySet().stream()
                     .map(e -> read(ls.get(e.getKey()), new Query.GetAll(e.getValue())).thenApply(r -> ((Result.Items) r).items()))
@@ -662,7 +670,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return events.timed("list", lanes().thenCompose(ls -> {
+        return events.timed("list", whenShaped(ls -> {
             if (ls.size() == 1) {
                 return read(first, page).thenApply(r -> ((Result.Items) r).items());
             }
@@ -733,7 +741,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return lanes().thenCompose(ls -> {
+        return whenShaped(ls -> {
             List<CompletableFuture<StaleRead<Result.Contention>>> parts = ls.stream().map(lane -> {
                 List<String> nodes = new ArrayList<>(transport.addresses());
                 nodes.remove(lane.transport.leader());
@@ -911,7 +919,7 @@ public final class RatchetClient implements AutoCloseable {
         } catch (InvalidCommandException e) {
             return CompletableFuture.failedFuture(invalid(e));
         }
-        return lanes().thenCompose(ls -> ls.size() == 1 ? CompletableFuture.completedFuture(null)
+        return whenShaped(ls -> ls.size() == 1 ? CompletableFuture.completedFuture(null)
                 : CompletableFuture.allOf(ls.stream().map(lane -> send(lane, Request.of(List.of(fence)))
                         .thenApply(results -> accepted(results.get(0)))).toArray(CompletableFuture[]::new)));
     }
@@ -929,7 +937,7 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     private CompletableFuture<Result.Quota> setQuota0(long bytes) {
-        return lanes().thenCompose(ls -> {
+        return whenShaped(ls -> {
             // Each group holds its share of the cluster's quota (rounded up), and refuses what would pass it.
             long share = (bytes + ls.size() - 1) / ls.size();
             Request set = Request.of(List.of(new Command.SetQuota(share, false)));
@@ -960,7 +968,7 @@ public final class RatchetClient implements AutoCloseable {
     }
 
     private CompletableFuture<Result.Quota> quota0() {
-        return lanes().thenCompose(ls -> summed(ls, lane -> read(lane, new Query.Stats()).thenApply(r -> {
+        return whenShaped(ls -> summed(ls, lane -> read(lane, new Query.Stats()).thenApply(r -> {
             Result.Stats stats = (Result.Stats) r;
             return new Result.Quota(stats.usedBytes(), stats.quotaBytes());
         })));
