@@ -44,8 +44,6 @@ import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
-import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
-import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -525,17 +523,19 @@ final class FrontEnd implements AutoCloseable {
      * off the question waits out Ratis' request timeout (3 s) unanswered: the client's attempt here goes
      * unanswered too, the node counts as silent to it, and its next attempt waits twice as long. Reads
      * after a pause waited 2.5 to 3.1 s so in chaos runs, where writes after the same pauses (which a
-     * follower refuses at once) came back within 1.4 s. So a follower that has heard nothing from its leader for {@link #leaderLostMillis} (when Ratis
-     * itself holds the leader lost) refuses at once; the client asks the next node after a short pause, until
-     * one follows a leader that answers.
+     * follower refuses at once) came back within 1.4 s. So a follower that has heard nothing from its
+     * leader for {@link #leaderLostMillis} (when Ratis itself holds the leader lost) refuses at once; the
+     * client asks the next node after a short pause, until one follows a leader that answers. A leader
+     * decides on its role alone: the role's proto, which names every follower, is built on followers only.
      */
     private Refusal leaderLost(Group group) {
         try {
-            RoleInfoProto role = division(group).getInfo().getRoleInfoProto();
-            if (role.getRole() != RaftPeerRole.FOLLOWER) {
+            RaftServer.Division division = division(group);
+            if (!division.getInfo().isFollower()) {
                 return null;
             }
-            long silentMillis = role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+            long silentMillis = division.getInfo().getRoleInfoProto().getFollowerInfo().getLeaderInfo()
+                    .getLastRpcElapsedTimeMs();
             return silentMillis < leaderLostMillis ? null
                     : Refusal.noLeader("node " + self() + " has not heard from its leader for " + silentMillis + " ms");
         } catch (IOException e) {
