@@ -54,6 +54,7 @@ final class PaceAsker implements AutoCloseable {
             if (gone) {
                 channels.get(address).shutdownNow();
                 answers.remove(address);
+                asked.remove(address);
             }
             return gone;
         });
@@ -66,12 +67,13 @@ final class PaceAsker implements AutoCloseable {
      */
     void refresh(String address, long millis) {
         long now = System.nanoTime();
-        Long[] previous = new Long[1];
-        asked.compute(address, (a, last) -> {
-            previous[0] = last;
-            return last != null && now - last < REFRESH.toNanos() ? last : Long.valueOf(now);
-        });
-        if (previous[0] != null && now - previous[0] < REFRESH.toNanos()) {
+        Long last = asked.get(address);
+        if (last != null && now - last < REFRESH.toNanos()) {
+            return;
+        }
+        // Of watches refreshing the same node at once, the one whose swap lands asks.
+        boolean mine = last == null ? asked.putIfAbsent(address, now) == null : asked.replace(address, last, now);
+        if (!mine) {
             return;
         }
         stalledShareOf(address, millis).whenComplete((share, e) -> {

@@ -1,8 +1,11 @@
 package io.ratchet.node;
 
 import io.ratchet.protocol.DaemonThreads;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -137,8 +140,8 @@ final class SlowLeaderWatch implements AutoCloseable {
     }
 
     /** Has every voter heard from lately asked its share (the asker asks each once per {@link PaceAsker#REFRESH}). */
-    private void ask(RaftServer.Division division) {
-        pace.forgetAllBut(division.getRaftConf().getAllPeers());
+    private void ask(RaftServer.Division division) throws IOException {
+        pace.forgetAllBut(membersOfEveryGroup());
         for (RaftPeerId id : HandOver.recentlyHeardVoters(division, HEARD_WITHIN_MILLIS)) {
             RaftPeer peer = division.getRaftConf().getPeer(id);
             if (peer != null) {
@@ -163,6 +166,18 @@ final class SlowLeaderWatch implements AutoCloseable {
             }
         });
         return choose(own, threshold, fresh);
+    }
+
+    /**
+     * The members of every group on this node: the asker is the node's, and a member one group has added
+     * and another not yet (a membership change goes group by group) keeps its channel.
+     */
+    private List<RaftPeer> membersOfEveryGroup() throws IOException {
+        List<RaftPeer> members = new ArrayList<>();
+        for (RaftGroupId id : server.getGroupIds()) {
+            members.addAll(server.getDivision(id).getRaftConf().getAllPeers());
+        }
+        return members;
     }
 
     private void handOver(double own, String target, Map<String, PaceAsker.Answer> voters) {
