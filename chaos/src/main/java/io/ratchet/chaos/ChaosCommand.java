@@ -1,5 +1,6 @@
 package io.ratchet.chaos;
 
+import io.ratchet.chaos.cluster.Cluster;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -118,7 +119,9 @@ public final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--load", defaultValue = "0",
             description = "client instances (each its own client, as processes would have) running reserve and update at full "
-                    + "speed beside the workloads, unchecked, so that gaps are measured on a busy cluster; 0: none (default ${DEFAULT-VALUE})")
+                    + "speed beside the workloads, unchecked, so that gaps are measured on a busy cluster (the cluster's storage quota is "
+                    + Cluster.LOADED_QUOTA_MIB + " MiB then, not " + Cluster.QUOTA_MIB + ": the load's fresh keys outgrow that); 0: none "
+                    + "(default ${DEFAULT-VALUE})")
     int load;
 
     @Option(names = "--max-gap", converter = DurationConverter.class,

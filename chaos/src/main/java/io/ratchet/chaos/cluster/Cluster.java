@@ -92,6 +92,14 @@ public final class Cluster implements AutoCloseable {
         old.close();
     }
 
+    /** The storage quota of a run's cluster: its workloads' data is small. */
+    public static final long QUOTA_MIB = 64;
+    /**
+     * The quota of a run with load clients ({@code --load}), whose reservations of fresh keys at full speed
+     * filled 64 MiB in 30 minutes at one group (an hour's soak then measured quota refusals, not gaps).
+     */
+    public static final long LOADED_QUOTA_MIB = 2048;
+
     /**
      * Writes the node configurations under {@code dir} and starts {@code size} nodes from {@code jar}.
      * Does not wait for them: see {@link #awaitWritable}.
@@ -105,14 +113,6 @@ public final class Cluster implements AutoCloseable {
      * @param groups            how many Raft groups the cluster is formed with
      * @param quotaMiB          the storage quota, in MiB ({@link #QUOTA_MIB}, or {@link #LOADED_QUOTA_MIB} under load)
      */
-    /** The storage quota of a run's cluster: its workloads' data is small. */
-    public static final long QUOTA_MIB = 64;
-    /**
-     * The quota of a run with load clients ({@code --load}), whose reservations of fresh keys at full speed
-     * filled 64 MiB in 30 minutes at one group (an hour's soak then measured quota refusals, not gaps).
-     */
-    public static final long LOADED_QUOTA_MIB = 2048;
-
     public static Cluster start(int size, int spares, Network network, Path dir, Path jar, List<String> jvmOptions,
                                 long snapshotThreshold, Path tlsDir, NodeFaults faults, int groups, long quotaMiB)
             throws IOException {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -117,7 +118,7 @@ public final class History implements AutoCloseable {
     }
 
     private static boolean endsWithNewline(Path path) throws IOException {
-        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(path.toFile(), "r")) {
+        try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "r")) {
             if (file.length() == 0) {
                 return false;
             }
