@@ -6,13 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.RatchetClient;
 import io.ratchet.protocol.Item;
+import io.ratchet.statemachine.SnapshotInstallations;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotReplyProto;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotResult;
-import org.apache.ratis.proto.RaftProtos.RaftGroupIdProto;
-import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.RaftServerProtocol;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -47,15 +46,8 @@ class SnapshotInstallClusterTest {
 
             // The leader's notification, as its appender makes one: its name, its term, the first index it offers.
             TermIndex firstAvailable = leader.getRaftLog().getTermIndex(leader.getInfo().getLastAppliedIndex());
-            InstallSnapshotRequestProto notification = InstallSnapshotRequestProto.newBuilder()
-                    .setServerRequest(RaftRpcRequestProto.newBuilder()
-                            .setRequestorId(leader.getId().toByteString())
-                            .setReplyId(follower.getId().toByteString())
-                            .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(follower.getGroup().getGroupId().toByteString())))
-                    .setLeaderTerm(leader.getInfo().getCurrentTerm())
-                    .setNotification(InstallSnapshotRequestProto.NotificationProto.newBuilder()
-                            .setFirstAvailableTermIndex(firstAvailable.toProto()))
-                    .build();
+            InstallSnapshotRequestProto notification = SnapshotInstallations.notification(follower, leader.getId(),
+                    leader.getInfo().getCurrentTerm(), firstAvailable);
             InstallSnapshotReplyProto reply = ((RaftServerProtocol) follower).installSnapshot(notification);
             assertEquals(InstallSnapshotResult.IN_PROGRESS, reply.getResult(), "the state machine fetches a checkpoint");
 

@@ -28,7 +28,7 @@ import org.apache.ratis.server.protocol.TermIndex;
  * the installation exactly as that notification does. Nothing else is told: no configuration, no new
  * term. When the installation was already finished the server answers that the snapshot is installed.
  */
-final class SnapshotInstallations {
+public final class SnapshotInstallations {
     private SnapshotInstallations() {
     }
 
@@ -53,16 +53,25 @@ final class SnapshotInstallations {
         if (leader == null) {
             return InstallSnapshotResult.NOT_LEADER;
         }
-        InstallSnapshotRequestProto request = InstallSnapshotRequestProto.newBuilder()
+        // The server's own entry point for its peers' install requests (RaftServerImpl implements it).
+        InstallSnapshotReplyProto reply = ((RaftServerProtocol) division).installSnapshot(
+                notification(division, leader, term, firstAvailable));
+        return reply.getResult();
+    }
+
+    /**
+     * The notification to install a snapshot that {@code leader}, leading in {@code term}, sends the member
+     * {@code to} whose next entry its log no longer holds: its first index is {@code firstAvailable}.
+     */
+    public static InstallSnapshotRequestProto notification(RaftServer.Division to, RaftPeerId leader, long term,
+                                                           TermIndex firstAvailable) {
+        return InstallSnapshotRequestProto.newBuilder()
                 .setServerRequest(RaftRpcRequestProto.newBuilder()
                         .setRequestorId(leader.toByteString())
-                        .setReplyId(division.getId().toByteString())
-                        .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(division.getGroup().getGroupId().toByteString())))
+                        .setReplyId(to.getId().toByteString())
+                        .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(to.getGroup().getGroupId().toByteString())))
                 .setLeaderTerm(term)
                 .setNotification(NotificationProto.newBuilder().setFirstAvailableTermIndex(firstAvailable.toProto()))
                 .build();
-        // The server's own entry point for its peers' install requests (RaftServerImpl implements it).
-        InstallSnapshotReplyProto reply = ((RaftServerProtocol) division).installSnapshot(request);
-        return reply.getResult();
     }
 }
