@@ -57,16 +57,7 @@ final class HandOver {
         return heard(voters(division), withinMillis);
     }
 
-    /**
-     * Of {@link #recentlyHeardVoters}, those whose log holds every committed entry: a transfer to one of them
-     * starts its election at once, while one to a voter still catching up (a node just restarted) keeps the
-     * group's writes refused until it has caught up or the transfer times out.
-     */
-    static List<RaftPeerId> caughtUpVoters(RaftServer.Division division, long withinMillis) {
-        List<Follower> voters = voters(division);
-        return voters.isEmpty() ? List.of() : caughtUp(voters, withinMillis, division.getRaftLog().getLastCommittedIndex());
-    }
-
+    /** The voters heard within {@code withinMillis}, as {@link #recentlyHeardVoters} orders them. */
     static List<RaftPeerId> heard(List<Follower> voters, long withinMillis) {
         return voters.stream()
                 .filter(f -> f.lastRpcElapsedMillis() < withinMillis)
@@ -76,6 +67,11 @@ final class HandOver {
                 .toList();
     }
 
+    /**
+     * Of {@link #heard}, those whose log holds every entry up to {@code committed}: a transfer to one of them
+     * starts its election at once, while one to a voter still catching up (a node just restarted) keeps the
+     * group's writes refused until it has caught up or the transfer times out.
+     */
     static List<RaftPeerId> caughtUp(List<Follower> voters, long withinMillis, long committed) {
         return heard(voters.stream().filter(f -> f.matchIndex() >= committed).toList(), withinMillis);
     }
@@ -86,7 +82,7 @@ final class HandOver {
      * two calls see different appenders (a configuration change between them), every index is taken as -1,
      * so none counts as caught up.
      */
-    private static List<Follower> voters(RaftServer.Division division) {
+    static List<Follower> voters(RaftServer.Division division) {
         if (!division.getInfo().isLeader()) {
             return List.of();
         }

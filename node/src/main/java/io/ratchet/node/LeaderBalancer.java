@@ -23,19 +23,37 @@ import org.slf4j.LoggerFactory;
 /**
  * Spreads a cluster's group leaders over its nodes ({@link io.ratchet.protocol.Groups}): elections put
  * them anywhere, and a node that comes back after a failure leads nothing until something moves. Every
- * round, a node hands one group to the voter that leads the fewest, among the voters that group heard
- * from within the last second, whose log holds every committed entry and that are not starved of CPU, when it leads at least two more
- * than that voter. (A node back from a restart leads nothing yet but may still be catching up: handed a
- * group then, it would keep the group's writes refused until it caught up, up to the transfer's 3 s.) Each node judges from
- * its own view of every group's leader (it is a member of all of them), and moves one group a round,
- * so the spread settles in a few rounds, to counts that differ by one at most, and no group is handed
- * back and forth: after a move the giver still leads at least as many as the taker. A round in which
- * some group has no known leader (an election) moves nothing.
+ * round, a node hands one group to the voter that leads the fewest, when it leads at least two more than
+ * that voter, among the group's voters that
+ * <ul>
+ * <li>hold every committed entry (a node back from a restart leads nothing yet but may still be catching
+ *     up: handed a group then, it would keep the group's writes refused until it caught up, up to the
+ *     transfer's 3 s),
+ * <li>have answered within a second at every look (once a second) for the last {@link #STEADY}: a node
+ *     that was down, paused or cut off a moment ago is not handed a group. In the chaos runs a node handed
+ *     a group 10-20 s after its restart, caught up in that group but not yet in the others and with its
+ *     JVM still compiling, took up to 1.7 s to commit as the new leader, and every workload of the group
+ *     waited (the run's worst gaps, 2.7 and 3.1 s),
+ * <li>and are not starved of CPU;
+ * </ul>
+ * and only while every voter of the group answers: during a fault (a voter down, paused, cut off) a
+ * hand-over would have the group's writes wait on the two voters left. Each node judges from its own
+ * view of every group's leader (it is a member of all of them), and moves one group a round, so the
+ * spread settles in a few rounds, to counts that differ by one at most, and no group is handed back and
+ * forth: after a move the giver still leads at least as many as the taker. A round in which some group
+ * has no known leader (an election) moves nothing.
  */
 final class LeaderBalancer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderBalancer.class);
     /** How often a node looks: {@code ratchet.balance.intervalMillis}, 5 s unless set. */
     static final Duration INTERVAL = Duration.ofMillis(Long.getLong("ratchet.balance.intervalMillis", 5_000));
+    /**
+     * How long a voter must have answered at every look before it is handed a group:
+     * {@code ratchet.balance.steadyMillis}, 30 s unless set.
+     */
+    static final Duration STEADY = Duration.ofMillis(Long.getLong("ratchet.balance.steadyMillis", 30_000));
+    /** How often a node looks at its followers, to tell a steady one from one that was away. */
+    private static final Duration LOOK = Duration.ofSeconds(1);
     private static final long HEARD_WITHIN_MILLIS = 1_000;
 
     private final RaftServer server;
@@ -44,6 +62,7 @@ final class LeaderBalancer implements AutoCloseable {
     private final PaceAsker pace;
     private final double slowShare;
     private final List<HandOver> handOvers = new ArrayList<>();
+    private final Steadiness steadiness = new Steadiness(STEADY);
     private final ScheduledExecutorService timer =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-leader-balancer"));
 
@@ -58,7 +77,24 @@ final class LeaderBalancer implements AutoCloseable {
         this.pace = pace;
         this.slowShare = slowShare;
         groups.forEach(id -> handOvers.add(new HandOver(server, id)));
+        // One thread: the looks and the rounds never run at once.
+        timer.scheduleWithFixedDelay(this::lookOnce, 0, LOOK.toMillis(), TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(this::balanceOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Notes which followers of the groups this node leads answered within the last second. */
+    void lookOnce() {
+        long now = System.nanoTime();
+        for (RaftGroupId id : groups) {
+            try {
+                steadiness.look(id, HandOver.heard(HandOver.voters(server.getDivision(id)), HEARD_WITHIN_MILLIS), now);
+            } catch (IOException e) {
+                steadiness.look(id, List.of(), now);
+            } catch (RuntimeException e) {
+                LOG.debug("leader balance look at {} failed", id, e);
+                steadiness.look(id, List.of(), now);
+            }
+        }
     }
 
     void balanceOnce() {
@@ -80,10 +116,13 @@ final class LeaderBalancer implements AutoCloseable {
             }
             RaftPeerId self = server.getId();
             int mine = led.getOrDefault(self, 0);
+            long now = System.nanoTime();
             for (int g = 0; g < divisions.size(); g++) {
                 RaftServer.Division d = divisions.get(g);
-                RaftPeerId target = target(HandOver.caughtUpVoters(d, HEARD_WITHIN_MILLIS), led, mine, p -> starved(d, p))
-                        .orElse(null);
+                RaftGroupId id = groups.get(g);
+                List<RaftPeerId> candidates = candidates(HandOver.voters(d), d.getRaftConf().getCurrentPeers().size() - 1,
+                        d.getRaftLog().getLastCommittedIndex(), p -> steadiness.steady(id, p, now));
+                RaftPeerId target = target(candidates, led, mine, p -> starved(d, p)).orElse(null);
                 if (target != null) {
                     LOG.info("node {} leads {} of {} groups: it hands group {} to {}, which leads {}",
                             self, mine, groups.size(), g, target, led.get(target));
@@ -97,6 +136,50 @@ final class LeaderBalancer implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             LOG.debug("leader balance round failed", e);
+        }
+    }
+
+    /**
+     * The voters a group may be handed to: none while some voter has not answered within a second (a fault
+     * is under way; {@code others} is how many voters besides the leader the group has), else those that
+     * hold every entry up to {@code committed} and are {@code steady}, the furthest in the log first.
+     */
+    static List<RaftPeerId> candidates(List<HandOver.Follower> voters, int others, long committed, Predicate<RaftPeerId> steady) {
+        if (voters.size() < others || HandOver.heard(voters, HEARD_WITHIN_MILLIS).size() < others) {
+            return List.of();
+        }
+        return HandOver.caughtUp(voters, HEARD_WITHIN_MILLIS, committed).stream().filter(steady).toList();
+    }
+
+    /**
+     * The followers of each group this node leads that have answered at every look for at least a given
+     * time. A follower missing from a look (not heard within a second) starts again; a group this node
+     * does not lead at a look is forgotten, so a node that has just become leader waits the whole time
+     * before it hands the group on. Times are {@link System#nanoTime} values.
+     */
+    static final class Steadiness {
+        private final long steadyNanos;
+        private final Map<RaftGroupId, Map<RaftPeerId, Long>> heardSince = new HashMap<>();
+
+        Steadiness(Duration steady) {
+            this.steadyNanos = steady.toNanos();
+        }
+
+        /** One look at group {@code id}: {@code heard} are the followers heard within the last second (none if this node does not lead it). */
+        void look(RaftGroupId id, List<RaftPeerId> heard, long now) {
+            if (heard.isEmpty()) {
+                heardSince.remove(id);
+                return;
+            }
+            Map<RaftPeerId, Long> since = heardSince.computeIfAbsent(id, g -> new HashMap<>());
+            since.keySet().retainAll(heard);
+            heard.forEach(p -> since.putIfAbsent(p, now));
+        }
+
+        /** Whether {@code peer} has been heard at every look of group {@code id} since at least the steady time before {@code now}. */
+        boolean steady(RaftGroupId id, RaftPeerId peer, long now) {
+            Long since = heardSince.getOrDefault(id, Map.of()).get(peer);
+            return since != null && now - since >= steadyNanos;
         }
     }
 

@@ -1,8 +1,13 @@
 package io.ratchet.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.Test;
 
@@ -43,5 +48,45 @@ class HandOverTest {
         assertEquals(java.util.Optional.of(N2), LeaderBalancer.target(List.of(N2, N3), led, 3, p -> false));
         // Nobody leads two fewer than the giver: nothing moves.
         assertEquals(java.util.Optional.empty(), LeaderBalancer.target(List.of(N2, N3), java.util.Map.of(n1, 2, N2, 1, N3, 1), 2, p -> false));
+    }
+
+    @Test
+    void aFollowerIsSteadyOnlyAfterAnsweringAtEveryLookForTheWholeTime() {
+        RaftGroupId group = RaftGroupId.randomId();
+        LeaderBalancer.Steadiness steadiness = new LeaderBalancer.Steadiness(Duration.ofSeconds(30));
+        for (long s = 0; s <= 30; s++) {
+            // n3 was killed and is back from s = 10: missing from a look starts its time again.
+            steadiness.look(group, s < 5 || s >= 10 ? List.of(N2, N3) : List.of(N2), seconds(s));
+        }
+        assertTrue(steadiness.steady(group, N2, seconds(30)));
+        assertFalse(steadiness.steady(group, N3, seconds(30)), "heard again only 20 s ago");
+        assertFalse(steadiness.steady(group, N3, seconds(39)));
+        assertTrue(steadiness.steady(group, N3, seconds(40)));
+        // A look at a group this node no longer leads (no followers heard) forgets it: after leading it
+        // again, the whole time is waited anew.
+        steadiness.look(group, List.of(), seconds(41));
+        steadiness.look(group, List.of(N2, N3), seconds(42));
+        assertFalse(steadiness.steady(group, N2, seconds(50)));
+        assertTrue(steadiness.steady(group, N2, seconds(72)));
+        assertFalse(steadiness.steady(RaftGroupId.randomId(), N2, seconds(72)), "a group never looked at");
+    }
+
+    @Test
+    void aGroupIsHandedOnlyToASteadyCaughtUpVoterAndNotWhileAVoterIsAway() {
+        List<HandOver.Follower> both = List.of(new HandOver.Follower(N2, 40, 1000), new HandOver.Follower(N3, 5, 1000));
+        assertEquals(List.of(N3, N2), LeaderBalancer.candidates(both, 2, 1000, p -> true));
+        assertEquals(List.of(N2), LeaderBalancer.candidates(both, 2, 1000, N2::equals), "n3 answered, but not for long");
+        // n3 is caught up and steady, but n2 has not answered for 3 s (killed, paused, cut off): a hand-over
+        // now would leave the group's writes to two voters during the transfer. Nothing moves.
+        List<HandOver.Follower> oneAway = List.of(new HandOver.Follower(N2, 3_000, 990), new HandOver.Follower(N3, 5, 1000));
+        assertEquals(List.of(), LeaderBalancer.candidates(oneAway, 2, 1000, p -> true));
+        // Ratis lists only the followers it has appenders for: one missing is one away.
+        assertEquals(List.of(), LeaderBalancer.candidates(both.subList(1, 2), 2, 1000, p -> true));
+        // Not the leader: no followers, nothing to hand.
+        assertEquals(List.of(), LeaderBalancer.candidates(List.of(), 2, 1000, p -> true));
+    }
+
+    private static long seconds(long s) {
+        return TimeUnit.SECONDS.toNanos(s);
     }
 }
