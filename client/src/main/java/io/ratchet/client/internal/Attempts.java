@@ -18,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client's retry rules, in one place, decided by the typed outcome of each call and never by the
@@ -40,6 +42,8 @@ import java.util.function.Supplier;
  * write is safe only because it carries its client session's sequence number (see {@link ClientSession}).
  */
 public final class Attempts {
+    /** At debug, every attempt that ended without an answer and every hedge's answer: what a failover cost a client. */
+    private static final Logger LOG = LoggerFactory.getLogger(Attempts.class);
     /**
      * Pauses between attempts: 20 ms after the first failure, doubling to at most 100 ms. Short, because
      * what it waits out is mostly an election, and the pause after a new leader is ready is part of
@@ -214,6 +218,11 @@ public final class Attempts {
                 transport.skip(node);
                 pause = nextPause(s);
             }
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("attempt at {} ended after {} ms ({}); typical {} ms, next in {} ms", node,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent), s.lastWhy,
+                        TimeUnit.NANOSECONDS.toMillis(typicalNanos), TimeUnit.NANOSECONDS.toMillis(pause));
+            }
             if (s.unanswered >= options.maxAttempts() || System.nanoTime() + pause >= s.deadline || transport.closed()) {
                 long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s.start);
                 return CompletableFuture.failedFuture(new GaveUp(s.lastWhy, s.mayHaveApplied, spent));
@@ -247,6 +256,9 @@ public final class Attempts {
             }
             transport.events().hedge();
             transport.call(method, other, bytes, timeout).thenAccept(outcome -> {
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("hedge of a call held by {}: {} answered {}", node, other, outcome);
+                }
                 if (outcome instanceof Transport.Answered) {
                     hedge.answer(outcome, other);
                 } else if (outcome instanceof Transport.Refused r && r.refusal().reason() == Refusal.Reason.NOT_LEADER
