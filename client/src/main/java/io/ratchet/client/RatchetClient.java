@@ -236,13 +236,7 @@ public final class RatchetClient implements AutoCloseable {
             if (known == null) {
                 waiting.add(new Waiting(ls -> {
                     try {
-                        call.apply(ls).whenComplete((value, error) -> {
-                            if (error != null) {
-                                result.completeExceptionally(error);
-                            } else {
-                                result.complete(value);
-                            }
-                        });
+                        call.apply(ls).whenComplete((value, error) -> complete(result, value, error));
                     } catch (RuntimeException e) {
                         result.completeExceptionally(e);
                     }

@@ -145,7 +145,7 @@ final class LeaderBalancer implements AutoCloseable {
      * hold every entry up to {@code committed} and are {@code steady}, the furthest in the log first.
      */
     static List<RaftPeerId> candidates(List<HandOver.Follower> voters, int others, long committed, Predicate<RaftPeerId> steady) {
-        if (voters.size() < others || HandOver.heard(voters, HEARD_WITHIN_MILLIS).size() < others) {
+        if (voters.size() < others || voters.stream().anyMatch(f -> f.lastRpcElapsedMillis() >= HEARD_WITHIN_MILLIS)) {
             return List.of();
         }
         return HandOver.caughtUp(voters, HEARD_WITHIN_MILLIS, committed).stream().filter(steady).toList();
