@@ -6,14 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.node.FreePorts;
-import io.ratchet.node.NodeConfig;
-import io.ratchet.node.RatchetNode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.RaftGroupMemberId;
@@ -36,15 +32,8 @@ class ConfigurationAfterTruncationTest {
 
     @Test
     void aConflictingAppendKeepsTheConfigurationItCarries(@TempDir Path dir) throws Exception {
-        Map<String, String> peers = new LinkedHashMap<>();
-        for (String id : List.of("n1", "n2", "n3")) {
-            peers.put(id, "127.0.0.1:" + FreePorts.next());
-        }
-        NodeConfig config = NodeConfig.of("n1", peers, dir.resolve("n1"))
-                .withElectionTimeout(Duration.ofSeconds(120), Duration.ofSeconds(180));
-        try (RatchetNode node = RatchetNode.start(config)) {
-            RaftServerImpl follower = (RaftServerImpl) node.raftServer().getDivision(node.groupId());
-            await().atMost(Duration.ofSeconds(30)).until(() -> follower.getInfo().isAlive());
+        try (LoneFollower lone = LoneFollower.start(dir, Duration.ofSeconds(120), Duration.ofSeconds(180))) {
+            RaftServerImpl follower = lone.follower();
             RaftConfigurationImpl initial = follower.getRaftConf();
             RaftPeerId n4 = RaftPeerId.valueOf("n4");
             assertFalse(initial.containsInConf(n4));

@@ -9,14 +9,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.RatchetException;
-import io.ratchet.node.FreePorts;
-import io.ratchet.node.NodeConfig;
-import io.ratchet.node.RatchetNode;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftGroupMemberId;
@@ -33,17 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
 class LostLeaderReadTest {
     @Test
     void aFollowerWhoseLeaderWentQuietRefusesReadsAtOnce(@TempDir Path dir) throws Exception {
-        Map<String, String> peers = new LinkedHashMap<>();
-        for (String id : List.of("n1", "n2", "n3")) {
-            peers.put(id, "127.0.0.1:" + FreePorts.next());
-        }
-        NodeConfig config = NodeConfig.of("n1", peers, dir.resolve("n1"))
-                .withElectionTimeout(Duration.ofSeconds(1), Duration.ofSeconds(120));
-        try (RatchetNode node = RatchetNode.start(config);
-             RatchetClient client = RatchetClient.connect(ClientOptions.parse("n1=" + peers.get("n1"))
+        try (LoneFollower lone = LoneFollower.start(dir, Duration.ofSeconds(1), Duration.ofSeconds(120));
+             RatchetClient client = RatchetClient.connect(ClientOptions.parse("n1=" + lone.address())
                      .withTimeouts(Duration.ofMillis(500), 2, Duration.ofSeconds(2)))) {
-            RaftServerImpl follower = (RaftServerImpl) node.raftServer().getDivision(node.groupId());
-            await().atMost(Duration.ofSeconds(30)).until(() -> follower.getInfo().isAlive());
+            RaftServerImpl follower = lone.follower();
 
             // n2 leads term 1: one heartbeat, then nothing (paused, or cut off).
             RaftGroupMemberId n2 = RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n2"), follower.getMemberId().getGroupId());
