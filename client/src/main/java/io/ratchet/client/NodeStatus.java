@@ -33,8 +33,13 @@ import java.util.List;
 public record NodeStatus(String id, String address, String role, String leader, long term, long appliedIndex,
                          long commitIndex, long clusterTime, long items, long usedBytes, long quotaBytes, String error,
                          Configuration configuration, String release, List<GroupStatus> groups) {
-    /** One Raft group's member on this node: its role, the leader it knows of, its term and indexes. */
-    public record GroupStatus(int group, String role, String leader, long term, long commitIndex, long appliedIndex) {
+    /**
+     * One Raft group's member on this node: its role, the leader it knows of, its term and indexes, and the
+     * group's configuration as this node knows it (each group has its own: a change made group by group can
+     * stop half way; empty from a node of a release before nodes said it).
+     */
+    public record GroupStatus(int group, String role, String leader, long term, long commitIndex, long appliedIndex,
+                              Configuration configuration) {
     }
 
     /**
@@ -72,20 +77,22 @@ public record NodeStatus(String id, String address, String role, String leader, 
 
     /** A node's answer to the admin service's {@code status}. */
     static NodeStatus fromJson(JsonNode s) {
-        JsonNode conf = s.path("configuration");
-        List<ConfiguredPeer> members = new ArrayList<>();
-        conf.path("members").forEach(m -> members.add(new ConfiguredPeer(m.path("id").asText(), m.path("address").asText(),
-                m.path("role").asText())));
         String leader = s.path("leader").isTextual() ? s.path("leader").asText() : null;
         List<GroupStatus> groups = new ArrayList<>();
         s.path("groups").forEach(g -> groups.add(new GroupStatus(g.path("group").asInt(), g.path("role").asText(),
                 g.path("leader").isTextual() ? g.path("leader").asText() : null, g.path("term").asLong(),
-                g.path("commitIndex").asLong(), g.path("appliedIndex").asLong())));
+                g.path("commitIndex").asLong(), g.path("appliedIndex").asLong(), configuration(g.path("configuration")))));
         return new NodeStatus(s.path("id").asText(), s.path("address").asText(), s.path("role").asText(), leader,
                 s.path("term").asLong(), s.path("appliedIndex").asLong(), s.path("commitIndex").asLong(),
                 s.path("clusterTime").asLong(), s.path("items").asLong(), s.path("usedBytes").asLong(),
-                s.path("quotaBytes").asLong(), null,
-                new Configuration(conf.path("index").asLong(), conf.path("changing").asBoolean(), List.copyOf(members)),
+                s.path("quotaBytes").asLong(), null, configuration(s.path("configuration")),
                 s.path("release").isTextual() ? s.path("release").asText() : null, List.copyOf(groups));
+    }
+
+    private static Configuration configuration(JsonNode conf) {
+        List<ConfiguredPeer> members = new ArrayList<>();
+        conf.path("members").forEach(m -> members.add(new ConfiguredPeer(m.path("id").asText(), m.path("address").asText(),
+                m.path("role").asText())));
+        return new Configuration(conf.path("index").asLong(), conf.path("changing").asBoolean(), List.copyOf(members));
     }
 }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
+import io.ratchet.client.NodeStatus;
 import io.ratchet.client.RatchetClient;
 import io.ratchet.client.TransactionResult;
 import io.ratchet.client.WatchResult;
@@ -248,11 +249,52 @@ class GroupsClusterTest {
 
             client.admin().removeMember("n2");
             await().atMost(Duration.ofSeconds(30)).until(() -> voters(cluster, "n1").equals(List.of("n1", "n3", "n4")));
+            // The status says each group's configuration, which is what an operator checks a change against.
+            NodeStatus n1 = client.admin().status().stream().filter(s -> s.id().equals("n1")).findFirst().orElseThrow();
+            assertEquals(GROUPS, n1.groups().size());
+            for (NodeStatus.GroupStatus g : n1.groups()) {
+                assertEquals(List.of("n1", "n3", "n4"), g.configuration().members().stream()
+                        .map(NodeStatus.ConfiguredPeer::id).sorted().toList(), "group " + g.group() + "'s members");
+                assertFalse(g.configuration().changing(), "group " + g.group() + " has no change under way");
+            }
             cluster.stopNode("n2");
             for (int g = 0; g < GROUPS; g++) {
                 assertTrue(client.put(keyInGroup("after/", g), g, 0).successful(), "group " + g + " has a majority without n2");
             }
         }
+    }
+
+    /**
+     * An add that stopped after group 0 (made here by asking group 0's leader for that group's part alone, as
+     * a leader lost half way leaves it): each group's status shows its own configuration, so the groups are
+     * seen to differ, and the operator's asking again finishes the change in the groups that lack it.
+     */
+    @Test
+    void aChangeStoppedHalfWayShowsInEachGroupsStatusAndAskingAgainFinishesIt() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+            RatchetClient client = cluster.client();
+            String address = cluster.startJoining("n4");
+            String leader = await().atMost(Duration.ofSeconds(20)).until(() -> cluster.nodeIds().stream()
+                    .filter(id -> cluster.node(id) != null && cluster.division(id, 0).getInfo().isLeader())
+                    .findFirst().orElse(null), id -> id != null);
+            JsonNode half = cluster.adminCall(leader, "{\"op\":\"members.add\",\"id\":\"n4\",\"address\":\""
+                    + address + "\",\"group\":0}");
+            assertFalse(half.hasNonNull("error"), half.toString());
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(true, false, false, false),
+                    namesN4(client, leader), "only group 0 has n4"));
+            client.admin().addMember("n4", address);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(true, true, true, true),
+                    namesN4(client, leader), "every group has n4"));
+            assertEquals(List.of("n1", "n2", "n3", "n4"), voters(cluster, leader));
+        }
+    }
+
+    /** Whether each group's configuration, in the admin status of node {@code id}, names n4. */
+    private static List<Boolean> namesN4(RatchetClient client, String id) {
+        NodeStatus status = client.admin().status().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow();
+        return status.groups().stream().map(g -> g.configuration().members().stream().anyMatch(p -> p.id().equals("n4")))
+                .toList();
     }
 
     @Test

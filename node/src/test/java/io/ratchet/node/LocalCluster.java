@@ -2,19 +2,24 @@ package io.ratchet.node;
 
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.ClientOptions;
-import io.ratchet.common.Credentials;
 import io.ratchet.client.RatchetClient;
+import io.ratchet.common.Credentials;
+import io.ratchet.common.NodeChannels;
 import io.ratchet.node.security.TlsFiles;
+import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Codec;
 import io.ratchet.protocol.Groups;
 import io.ratchet.protocol.Item;
+import io.ratchet.protocol.Json;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
 import io.ratchet.protocol.Result;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,10 +27,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 
 /**
  * A real Ratchet cluster inside the test JVM: each node a Ratis server with its own storage
@@ -280,6 +289,17 @@ public final class LocalCluster implements AutoCloseable {
      */
     String httpUrl(String id) {
         return (ca == null ? "http" : "https") + "://127.0.0.1:" + configs.get(id).httpPort();
+    }
+
+    /** A raw call to node {@code id}'s admin service, answered by that node itself (a cluster without TLS). */
+    JsonNode adminCall(String id, String request) throws IOException {
+        ManagedChannel channel = NodeChannels.open(address(id), Credentials.NONE);
+        try {
+            return Json.MAPPER.readTree(ClientCalls.blockingUnaryCall(channel, AdminRpc.CALL,
+                    CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), request.getBytes(StandardCharsets.UTF_8)));
+        } finally {
+            channel.shutdownNow();
+        }
     }
 
     /** The running node {@code id}. */

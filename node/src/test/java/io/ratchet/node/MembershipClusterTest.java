@@ -11,24 +11,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.AdminRefusedException;
 import io.ratchet.client.ClientOptions;
 import io.ratchet.client.ClusterAdmin;
-import io.ratchet.common.Credentials;
-import io.ratchet.common.NodeChannels;
 import io.ratchet.client.RatchetClient;
-import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Item;
-import io.ratchet.protocol.Json;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.thirdparty.io.grpc.CallOptions;
-import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
-import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,7 +67,7 @@ class MembershipClusterTest {
                 // A follower sends a transfer to the leader, whose configuration decides, without judging
                 // the target by its own configuration, which may lag (it refused a new member once).
                 String follower = cluster.nodeIds().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
-                JsonNode redirect = adminCall(cluster.address(follower), "{\"op\":\"leader.transfer\",\"id\":\"n9\"}");
+                JsonNode redirect = cluster.adminCall(follower, "{\"op\":\"leader.transfer\",\"id\":\"n9\"}");
                 assertEquals("not_leader", redirect.path("error").asText(), redirect.toString());
                 assertEquals(leader, redirect.path("leader").path("id").asText(), redirect.toString());
                 assertRefused(() -> admin.transferLeadership("n9"), "n9 is not a voting member");
@@ -96,17 +87,6 @@ class MembershipClusterTest {
                 assertEquals(Set.of("n1", "n4"), ids(admin.removeMember("n3")));
                 assertTrue(client.put("m/after-shrink", "1", 0).successful());
             }
-        }
-    }
-
-    /** A raw call to one node's admin service, answered by that node itself. */
-    private static JsonNode adminCall(String address, String request) throws IOException {
-        ManagedChannel channel = NodeChannels.open(address, Credentials.NONE);
-        try {
-            return Json.MAPPER.readTree(ClientCalls.blockingUnaryCall(channel, AdminRpc.CALL,
-                    CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), request.getBytes(StandardCharsets.UTF_8)));
-        } finally {
-            channel.shutdownNow();
         }
     }
 

@@ -36,6 +36,12 @@ import java.util.function.Predicate;
  * claimed} for the change, so a kill nemesis running beside it leaves it alone; and a node a kill holds
  * is never chosen.
  *
+ * <p>On a cluster of several Raft groups each change is made in every group, one after another, and may
+ * stop half way (a group's leader lost, a node that stopped answering): the admin's answer says so and asks
+ * for the change again. The nemesis asks again at once, and failing that finishes it before any other change
+ * (the groups in group order: a group 0 that names the node had an add stopped, one that does not, a
+ * removal). A node is wiped only when no group names it.
+ *
  * <p>Refusals are expected when kills run at the same time (a change under way, a voter just restarted
  * that the leader does not count as live yet): each is a {@link FaultRefused}, recorded, and the loop goes
  * on.
@@ -73,7 +79,8 @@ public final class MembershipNemesis implements Nemesis {
 
     public MembershipNemesis(Cluster cluster) {
         this.cluster = cluster;
-        for (String counter : List.of("added", "removed", "transferred", "refused", "unknown", "refused_but_done")) {
+        for (String counter : List.of("added", "removed", "transferred", "refused", "unknown", "refused_but_done",
+                "half_done", "finished")) {
             changes.put(counter, 0);
         }
     }
@@ -96,6 +103,9 @@ public final class MembershipNemesis implements Nemesis {
             return Optional.empty();
         }
         SettledConfiguration view = settled.get();
+        if (!view.agreed()) {
+            return Optional.of(finish(admin, view));
+        }
         check.compare(view, check.voters(), null, null, "before a change");
         tidy(view);
         List<Step> steps = new ArrayList<>();
@@ -183,8 +193,8 @@ public final class MembershipNemesis implements Nemesis {
     private Optional<Fault> transfer(ClusterAdmin admin, SettledConfiguration view, Random random) throws IOException, FaultRefused {
         List<NodeProcess> targets = transferTargets(view);
         NodeProcess target = targets.get(random.nextInt(targets.size()));
-        String from = view.leader().id();
-        Outcome outcome = change(admin, () -> admin.transferLeadership(target.id()), v -> v.leader().id().equals(target.id()));
+        String from = view.leader();
+        Outcome outcome = change(admin, () -> admin.transferLeadership(target.id()), v -> v.leader().equals(target.id()), v -> false);
         if (outcome.refused()) {
             count("refused");
             throw new FaultRefused("transferring leadership from " + from + " to " + target.id() + ": " + outcome);
@@ -193,9 +203,9 @@ public final class MembershipNemesis implements Nemesis {
             List<String> before = check.voters();
             SettledConfiguration after = resolve(admin, outcome, "transferring leadership to " + target.id());
             check.compare(after, before, null, null, "after a leader transfer");
-            if (!after.leader().id().equals(target.id())) {
+            if (!after.leader().equals(target.id())) {
                 throw new FaultRefused("transferring leadership to " + target.id() + ": " + outcome + "; "
-                        + after.leader().id() + " leads");
+                        + after.leader() + " leads");
             }
         }
         count("transferred");
@@ -214,40 +224,97 @@ public final class MembershipNemesis implements Nemesis {
             node.retire("never answered while starting to join");
             throw e;
         }
+        return add(admin, node, "adding " + node.id());
+    }
+
+    /**
+     * Adds a running node to every group. Returns the settled configuration in which every group names it;
+     * throws when none does (stopping the node and deleting its storage) or only some do (leaving it running:
+     * the next change finishes the add).
+     */
+    private SettledConfiguration add(ClusterAdmin admin, NodeProcess node, String what) throws IOException, FaultRefused {
         List<String> before = check.voters();
-        Outcome outcome = change(admin, () -> admin.addMember(node.id(), node.address()), v -> v.member(node.id()));
-        SettledConfiguration after = resolve(admin, outcome, "adding " + node.id());
-        boolean added = after.member(node.id());
-        check.compare(after, before, added ? node.id() : null, null, "after adding " + node.id());
-        if (added) {
-            done("added", outcome, "adding " + node.id());
+        Outcome outcome = change(admin, () -> admin.addMember(node.id(), node.address()),
+                v -> v.memberOfEvery(node.id()), v -> v.member(node.id()));
+        SettledConfiguration after = resolve(admin, outcome, what);
+        if (after.memberOfEvery(node.id())) {
+            check.compare(after, before, node.id(), null, "after " + what);
+            done("added", outcome, what);
             return after;
         }
+        if (after.member(node.id())) {
+            throw halfDone(what, outcome, after);
+        }
+        check.compare(after, before, null, null, "after " + what);
         if (outcome.refused()) {
             count("refused");
         }
         node.retire("not added (" + outcome + ")");
-        throw new FaultRefused("adding " + node.id() + ": " + outcome + "; not a member, so stopped and its storage deleted");
+        throw new FaultRefused(what + ": " + outcome + "; not a member, so stopped and its storage deleted");
     }
 
     /**
-     * Removes a member; once the settled configuration no longer names it, stops it and deletes its
-     * storage. Throws, the node still a member and running, when it was not removed.
+     * Removes a member from every group; once no group's settled configuration names it, stops it and deletes
+     * its storage. Throws, the node still running, when some group still names it.
      */
     private SettledConfiguration leave(ClusterAdmin admin, NodeProcess node) throws IOException, FaultRefused {
+        String what = "removing " + node.id();
         List<String> before = check.voters();
-        Outcome outcome = change(admin, () -> admin.removeMember(node.id()), v -> !v.member(node.id()));
-        SettledConfiguration after = resolve(admin, outcome, "removing " + node.id());
-        check.compare(after, before, null, after.member(node.id()) ? null : node.id(), "after removing " + node.id());
-        if (after.member(node.id())) {
-            if (outcome.refused()) {
-                count("refused");
-            }
-            throw new FaultRefused("removing " + node.id() + ": " + outcome + "; it is still a member");
+        Outcome outcome = change(admin, () -> admin.removeMember(node.id()), v -> !v.member(node.id()),
+                v -> !v.memberOfEvery(node.id()));
+        SettledConfiguration after = resolve(admin, outcome, what);
+        if (!after.member(node.id())) {
+            check.compare(after, before, null, node.id(), "after " + what);
+            done("removed", outcome, what);
+            node.retire("removed from the cluster (configuration at index " + after.index() + ")");
+            return after;
         }
-        done("removed", outcome, "removing " + node.id());
-        node.retire("removed from the cluster (configuration at index " + after.index() + ")");
-        return after;
+        if (!after.memberOfEvery(node.id())) {
+            throw halfDone(what, outcome, after);
+        }
+        check.compare(after, before, null, null, "after " + what);
+        if (outcome.refused()) {
+            count("refused");
+        }
+        throw new FaultRefused(what + ": " + outcome + "; it is still a member");
+    }
+
+    /**
+     * A change some groups have and others not even after asking again: counted, noted with the admin's
+     * answer, and left for the next change to {@linkplain #finish finish}. The voters are compared again
+     * only once the groups agree.
+     */
+    private FaultRefused halfDone(String what, Outcome outcome, SettledConfiguration after) {
+        count("half_done");
+        check.forget();
+        String line = what + " stopped half way: " + outcome + "; " + after;
+        note("HALF DONE: " + line);
+        return new FaultRefused(line + "; the next change finishes it (nothing was wiped)");
+    }
+
+    /**
+     * Finishes the changes that stopped half way, before any other: the same change asked again, as the
+     * admin's answer says. Changes are made in group order, so a node group 0 names had an add stopped (it is
+     * running: it is a member of group 0), and one it does not, a removal.
+     */
+    private Fault finish(ClusterAdmin admin, SettledConfiguration view) throws IOException, FaultRefused {
+        check.forget();
+        Map.Entry<String, List<Integer>> first = view.halfway().entrySet().iterator().next();
+        String id = first.getKey();
+        boolean adding = first.getValue().contains(0);
+        NodeProcess node = cluster.node(id);
+        if (!node.claim()) {
+            throw new FaultRefused("finishing " + (adding ? "an add of " : "a removal of ") + id + ": it is held by another fault");
+        }
+        try {
+            String was = id + " was in groups " + first.getValue() + " of " + view.groups().size();
+            SettledConfiguration after = adding ? add(admin, node, "finishing the add of " + id)
+                    : leave(admin, node);
+            count("finished");
+            return Fault.lasting("finish", (adding ? "finished adding " : "finished removing ") + was + "; " + after);
+        } finally {
+            node.release();
+        }
     }
 
     /**
@@ -312,7 +379,7 @@ public final class MembershipNemesis implements Nemesis {
     }
 
     private List<NodeProcess> transferTargets(SettledConfiguration view) {
-        return view.voters().stream().filter(id -> !id.equals(view.leader().id()) && view.live(id))
+        return view.voters().stream().filter(id -> !id.equals(view.leader()) && view.live(id))
                 .map(cluster::node).filter(MembershipNemesis::running).toList();
     }
 
@@ -387,16 +454,21 @@ public final class MembershipNemesis implements Nemesis {
 
     /**
      * Makes a change. When no leader took it ({@code ClusterAdmin} gives up after a round or two of the
-     * nodes, and an election after a kill may take longer), waits for the configuration to settle and,
-     * unless it shows the change done after all, asks again, as an operator would: up to
+     * nodes, and an election after a kill may take longer), or when it stopped half way ({@code begun} but
+     * not {@code done}: some groups have it, whatever the call answered), waits for the configuration to
+     * settle and, unless it shows the change done after all, asks again, as an operator would: up to
      * {@link #RETRIES} times.
      */
-    private Outcome change(ClusterAdmin admin, Runnable call, Predicate<SettledConfiguration> done) throws IOException {
+    private Outcome change(ClusterAdmin admin, Runnable call, Predicate<SettledConfiguration> done,
+                           Predicate<SettledConfiguration> begun) throws IOException {
         Outcome outcome = call(call, false);
-        for (int retry = 0; retry < RETRIES && outcome.noLeader(); retry++) {
+        for (int retry = 0; retry < RETRIES && !"done".equals(outcome.kind()); retry++) {
             Optional<SettledConfiguration> view = SettledConfiguration.read(admin, SETTLE);
-            if (view.isEmpty() || done.test(view.get())) {
+            if (view.isEmpty() || done.test(view.get()) || !(outcome.noLeader() || begun.test(view.get()))) {
                 break;
+            }
+            if (begun.test(view.get())) {
+                note("half done, asked again: " + outcome + "; " + view.get());
             }
             outcome = call(call, true);
         }
@@ -477,6 +549,14 @@ public final class MembershipNemesis implements Nemesis {
     public void healAll() throws IOException {
         try (ClusterAdmin admin = cluster.openAdmin()) {
             Optional<SettledConfiguration> end = SettledConfiguration.read(admin, SETTLE);
+            if (end.isPresent() && !end.get().agreed()) {
+                try {
+                    note("at the end of the run: " + finish(admin, end.get()).description());
+                } catch (FaultRefused e) {
+                    note("at the end of the run: " + e.getMessage());
+                }
+                end = SettledConfiguration.read(admin, SETTLE);
+            }
             if (end.isPresent()) {
                 check.compare(end.get(), check.voters(), null, null, "at the end of the run");
             }

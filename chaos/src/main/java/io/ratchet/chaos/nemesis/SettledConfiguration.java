@@ -4,21 +4,28 @@ import io.ratchet.client.ClusterAdmin;
 import io.ratchet.client.NodeStatus;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
- * The cluster's configuration as its leader holds it once settled: committed (the leader's commit index
- * has reached the entry that made it) and with no change under way; every node's status beside it. What
- * a membership nemesis decides on, and the only thing it trusts about who is a member.
+ * Every Raft group's configuration as its leader holds it once settled: committed (the leader's commit index
+ * has reached the entry that made it) and with no change under way; every node's status beside them. What a
+ * membership nemesis decides on, and the only thing it trusts about who is a member.
  *
- * @param leader   the leader's status (the highest term, should two claim to lead), with its configuration
+ * <p>On a cluster of several groups a membership change is made group by group, and may stop half way (a
+ * leader lost, a node that stopped answering): the groups then disagree until it is asked again. So a node
+ * is a {@linkplain #member member} while any group names it (its storage must not be deleted), and the
+ * voters a change is planned on are those of groups that {@linkplain #agreed() agree}.
+ *
+ * @param groups   each group's settled configuration, in group order (one on a cluster of one group)
  * @param statuses every node that answered, by id
  */
-record SettledConfiguration(NodeStatus leader, Map<String, NodeStatus> statuses) {
+record SettledConfiguration(List<Group> groups, Map<String, NodeStatus> statuses) {
     /**
      * Entries a live voter may have left to apply, by the leader's commit index. The nodes are asked one
      * after another under load, so a healthy follower lags by a few; one catching up, by hundreds.
@@ -26,19 +33,39 @@ record SettledConfiguration(NodeStatus leader, Map<String, NodeStatus> statuses)
     static final long CAUGHT_UP = 200;
     private static final Duration POLL = Duration.ofMillis(250);
 
-    /** Asks every node until the configuration has settled; empty if it has not within {@code timeout}. */
+    /**
+     * One group as its leader holds it.
+     *
+     * @param leader      the id of the node that leads it (the highest term, should two claim to)
+     * @param commitIndex the leader's commit index
+     */
+    record Group(int group, String leader, long commitIndex, NodeStatus.Configuration configuration) {
+        boolean settled() {
+            return !configuration.changing() && !configuration.members().isEmpty() && commitIndex >= configuration.index();
+        }
+
+        List<String> voters() {
+            return configuration.members().stream().filter(p -> "VOTER".equals(p.role()))
+                    .map(NodeStatus.ConfiguredPeer::id).sorted().toList();
+        }
+
+        /** Members and their roles, in id order: what two groups that agree have alike. */
+        List<String> members() {
+            return configuration.members().stream().map(p -> p.id() + "/" + p.role()).sorted().toList();
+        }
+
+        boolean names(String id) {
+            return configuration.members().stream().anyMatch(p -> p.id().equals(id));
+        }
+    }
+
+    /** Asks every node until every group's configuration has settled; empty if they have not within {@code timeout}. */
     static Optional<SettledConfiguration> read(ClusterAdmin admin, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            List<NodeStatus> statuses = admin.status();
-            Optional<NodeStatus> leader = statuses.stream().filter(s -> "LEADER".equals(s.role()))
-                    .max(Comparator.comparingLong(NodeStatus::term));
-            if (leader.isPresent()) {
-                NodeStatus.Configuration conf = leader.get().configuration();
-                if (!conf.changing() && !conf.members().isEmpty() && leader.get().commitIndex() >= conf.index()) {
-                    return Optional.of(new SettledConfiguration(leader.get(), statuses.stream()
-                            .collect(Collectors.toMap(NodeStatus::id, s -> s, (a, b) -> a))));
-                }
+            Optional<SettledConfiguration> view = of(admin.status());
+            if (view.isPresent()) {
+                return view;
             }
             if (System.nanoTime() > deadline) {
                 return Optional.empty();
@@ -47,38 +74,123 @@ record SettledConfiguration(NodeStatus leader, Map<String, NodeStatus> statuses)
         }
     }
 
-    /** The log index of the entry that made this configuration. */
-    long index() {
-        return leader.configuration().index();
+    /** The settled configuration these statuses show, or empty when a group has no leader or a change under way. */
+    static Optional<SettledConfiguration> of(List<NodeStatus> statuses) {
+        int count = statuses.stream().mapToInt(s -> Math.max(1, s.groups().size())).max().orElse(1);
+        List<Group> groups = new ArrayList<>();
+        for (int g = 0; g < count; g++) {
+            Group best = null;
+            long bestTerm = -1;
+            for (NodeStatus s : statuses) {
+                NodeStatus.GroupStatus own = in(s, g);
+                if (own != null && "LEADER".equals(own.role()) && own.term() > bestTerm) {
+                    best = new Group(g, s.id(), own.commitIndex(), own.configuration());
+                    bestTerm = own.term();
+                }
+            }
+            if (best == null || !best.settled()) {
+                return Optional.empty();
+            }
+            groups.add(best);
+        }
+        return Optional.of(new SettledConfiguration(List.copyOf(groups), statuses.stream()
+                .collect(Collectors.toMap(NodeStatus::id, s -> s, (a, b) -> a))));
     }
 
-    List<String> voters() {
-        return leader.configuration().members().stream().filter(p -> "VOTER".equals(p.role()))
-                .map(NodeStatus.ConfiguredPeer::id).sorted().toList();
-    }
-
-    boolean member(String id) {
-        return leader.configuration().members().stream().anyMatch(p -> p.id().equals(id));
+    /** Whether every group has the same members in the same roles: no change stopped half way. */
+    boolean agreed() {
+        return groups.stream().map(Group::members).distinct().count() == 1;
     }
 
     /**
-     * It answered as a leader or follower and has applied nearly all the leader has committed: a joining,
-     * starting or unreachable node is not live, nor one still catching up after a restart (it answers, but
-     * cannot acknowledge new entries until it has caught up).
+     * The nodes some groups name and others do not, each with the groups that name it, in id order; empty
+     * when the groups agree.
+     */
+    Map<String, List<Integer>> halfway() {
+        Map<String, List<Integer>> halfway = new TreeMap<>();
+        for (String id : named()) {
+            List<Integer> naming = groups.stream().filter(g -> g.names(id)).map(Group::group).toList();
+            if (naming.size() < groups.size()) {
+                halfway.put(id, naming);
+            }
+        }
+        return halfway;
+    }
+
+    /** Every node any group names. */
+    private TreeSet<String> named() {
+        TreeSet<String> all = new TreeSet<>();
+        groups.forEach(g -> g.configuration().members().forEach(p -> all.add(p.id())));
+        return all;
+    }
+
+    /** Group 0's leader: the node the cluster's admin calls and leader transfers go to. */
+    String leader() {
+        return groups.get(0).leader();
+    }
+
+    /** The log index of the entry that made group 0's configuration. */
+    long index() {
+        return groups.get(0).configuration().index();
+    }
+
+    /** Group 0's voters: every group's, when they {@linkplain #agreed() agree}. */
+    List<String> voters() {
+        return groups.get(0).voters();
+    }
+
+    /** Whether any group names the node: its storage must then be kept. */
+    boolean member(String id) {
+        return groups.stream().anyMatch(g -> g.names(id));
+    }
+
+    /** Whether every group names the node: a change adding it is done. */
+    boolean memberOfEvery(String id) {
+        return groups.stream().allMatch(g -> g.names(id));
+    }
+
+    /**
+     * It answered as a leader or follower of every group and has applied nearly all each group's leader has
+     * committed: a joining, starting or unreachable node is not live, nor one still catching up after a
+     * restart (it answers, but cannot acknowledge new entries until it has caught up).
      */
     boolean live(String id) {
         NodeStatus s = statuses.get(id);
-        return s != null && ("LEADER".equals(s.role()) || "FOLLOWER".equals(s.role()))
-                && leader.commitIndex() - s.appliedIndex() <= CAUGHT_UP;
+        if (s == null) {
+            return false;
+        }
+        for (Group g : groups) {
+            NodeStatus.GroupStatus own = in(s, g.group());
+            if (own == null || !("LEADER".equals(own.role()) || "FOLLOWER".equals(own.role()))
+                    || g.commitIndex() - own.appliedIndex() > CAUGHT_UP) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A node's member of a group; on a cluster of one group, the status' own fields. Null when it has none. */
+    private static NodeStatus.GroupStatus in(NodeStatus s, int group) {
+        if (s.groups().isEmpty()) {
+            return group > 0 ? null : new NodeStatus.GroupStatus(0, s.role(), s.leader(), s.term(), s.commitIndex(),
+                    s.appliedIndex(), s.configuration());
+        }
+        return group < s.groups().size() ? s.groups().get(group) : null;
     }
 
     String describe(String id) {
-        return id + (id.equals(leader.id()) ? " (the leader)" : " (a follower)");
+        return id + (id.equals(leader()) ? " (the leader)" : " (a follower)");
     }
 
     @Override
     public String toString() {
-        return "voters " + String.join(",", voters()) + ", leader " + leader.id();
+        String voters = "voters " + String.join(",", voters()) + ", leader " + leader();
+        if (groups.size() == 1) {
+            return voters;
+        }
+        return agreed() ? voters + " (every one of " + groups.size() + " groups)"
+                : voters + " in group 0; the groups differ: " + halfway().entrySet().stream()
+                        .map(e -> e.getKey() + " only in groups " + e.getValue()).collect(Collectors.joining(", "));
     }
 
     static void pause(Duration d) throws IOException {

@@ -337,7 +337,8 @@ public final class AdminService implements AutoCloseable {
 
     /**
      * Each group as this node sees it, in group order: {@code [{group, role, leader, term, commitIndex,
-     * appliedIndex}]}. The top-level fields are group 0's, as they were before groups.
+     * appliedIndex, configuration}]}. The top-level fields are group 0's, as they were before groups. Each
+     * group has its own configuration: a membership change made group by group can stop half way.
      */
     private ArrayNode groups() {
         ArrayNode array = Json.MAPPER.createArrayNode();
@@ -349,7 +350,8 @@ public final class AdminService implements AutoCloseable {
             array.addObject().put("group", g).put("role", info.getCurrentRole().name())
                     .put("leader", leader == null ? null : leader.toString()).put("term", info.getCurrentTerm())
                     .put("commitIndex", d.getRaftLog().getLastCommittedIndex())
-                    .put("appliedIndex", info.getLastAppliedIndex());
+                    .put("appliedIndex", info.getLastAppliedIndex())
+                    .set("configuration", Membership.configuration(d.getRaftConf()));
         }
         return array;
     }
