@@ -37,6 +37,12 @@ final class MembersCommand extends ClientCommand {
                         .put("state", member.status().role()).put("appliedIndex", member.status().appliedIndex())
                         .put("lag", member.lag());
             }
+            ArrayNode differing = o.putArray("groupsDiffering");
+            for (ClusterAdmin.GroupMembers g : m.differing()) {
+                ObjectNode d = differing.addObject().put("group", g.group());
+                g.voters().forEach(d.putArray("voters")::add);
+                g.listeners().forEach(d.putArray("listeners")::add);
+            }
             command.print(o);
             return;
         }
@@ -46,6 +52,13 @@ final class MembersCommand extends ClientCommand {
             command.out().printf("%-6s %-22s %-9s %-12s applied %-9d %s%n", member.id(), member.address(), member.role(),
                     member.status().role(), member.status().appliedIndex(),
                     member.lag() < 0 ? "did not answer" : "lag " + member.lag());
+        }
+        for (ClusterAdmin.GroupMembers g : m.differing()) {
+            command.out().printf("group %d has other members: voters %s%s%n", g.group(), String.join(",", g.voters()),
+                    g.listeners().isEmpty() ? "" : ", listeners " + String.join(",", g.listeners()));
+        }
+        if (!m.differing().isEmpty()) {
+            command.out().printf("a change stopped half way: ask it again (members add or remove) to finish it in every group%n");
         }
         command.out().flush();
     }

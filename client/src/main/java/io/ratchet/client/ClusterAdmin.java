@@ -55,13 +55,33 @@ public final class ClusterAdmin implements AutoCloseable {
     }
 
     /**
-     * The cluster's configuration as the leader (or, without one, the node that answered) holds it.
+     * The cluster's configuration as the leader (or, without one, the node that answered) holds it; on a
+     * cluster of several groups, group 0's.
      *
-     * @param leader   the leader's id, or null
-     * @param index    the log index of the entry that made this configuration
-     * @param changing whether a change is under way (joint consensus)
+     * @param leader    the leader's id, or null
+     * @param index     the log index of the entry that made this configuration
+     * @param changing  whether a change is under way (joint consensus)
+     * @param differing on a cluster of several groups, each group whose members are not group 0's: a change
+     *                  stopped half way, which asking again finishes (empty when every group agrees)
      */
-    public record Membership(String leader, long index, boolean changing, List<Member> members) {
+    public record Membership(String leader, long index, boolean changing, List<Member> members,
+                             List<GroupMembers> differing) {
+    }
+
+    /**
+     * A group's members as the node that leads it (or, without one, any node) holds them, in id order.
+     *
+     * @param voters    the voters' ids
+     * @param listeners the listeners' ids
+     */
+    public record GroupMembers(int group, List<String> voters, List<String> listeners) {
+        static GroupMembers of(int group, NodeStatus.Configuration conf) {
+            return new GroupMembers(group, ids(conf, "VOTER"), ids(conf, "LISTENER"));
+        }
+
+        private static List<String> ids(NodeStatus.Configuration conf, String role) {
+            return conf.members().stream().filter(p -> role.equals(p.role())).map(NodeStatus.ConfiguredPeer::id).sorted().toList();
+        }
     }
 
     private final ClientOptions options;
@@ -120,7 +140,27 @@ public final class ClusterAdmin implements AutoCloseable {
             members.add(new Member(p.id(), p.address(), p.role(), s, lag));
         }
         return new Membership("LEADER".equals(source.role()) ? source.id() : source.leader(), source.configuration().index(),
-                source.configuration().changing(), members);
+                source.configuration().changing(), members, differing(nodes, GroupMembers.of(0, source.configuration())));
+    }
+
+    /**
+     * The groups whose members are not {@code first}'s, each as the node that leads it says (the highest
+     * term, should two claim to), or any node that knows it; a group no node knows is left out.
+     */
+    private static List<GroupMembers> differing(List<NodeStatus> nodes, GroupMembers first) {
+        int groups = nodes.stream().mapToInt(n -> n.groups().size()).max().orElse(0);
+        List<GroupMembers> differing = new ArrayList<>();
+        for (int g = 1; g < groups; g++) {
+            int group = g;
+            Comparator<NodeStatus.GroupStatus> authority = Comparator
+                    .comparing((NodeStatus.GroupStatus s) -> "LEADER".equals(s.role())).thenComparingLong(NodeStatus.GroupStatus::term);
+            nodes.stream().filter(n -> n.groups().size() > group).map(n -> n.groups().get(group))
+                    .filter(s -> !s.configuration().members().isEmpty()).max(authority)
+                    .map(s -> GroupMembers.of(group, s.configuration()))
+                    .filter(m -> !m.voters().equals(first.voters()) || !m.listeners().equals(first.listeners()))
+                    .ifPresent(differing::add);
+        }
+        return List.copyOf(differing);
     }
 
     /**

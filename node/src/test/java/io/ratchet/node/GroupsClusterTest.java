@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.client.ClientOptions;
+import io.ratchet.client.ClusterAdmin;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.NodeStatus;
@@ -283,10 +284,18 @@ class GroupsClusterTest {
 
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(true, false, false, false),
                     namesN4(client, leader), "only group 0 has n4"));
+            // What `ratchet members` shows the operator: the groups that did not take the change.
+            ClusterAdmin.Membership members = client.admin().members();
+            assertEquals(List.of("n1", "n2", "n3", "n4"), members.members().stream().map(ClusterAdmin.Member::id).sorted().toList());
+            assertEquals(List.of(1, 2, 3), members.differing().stream().map(ClusterAdmin.GroupMembers::group).toList());
+            assertTrue(members.differing().stream().allMatch(g -> g.voters().equals(List.of("n1", "n2", "n3"))),
+                    members.differing().toString());
+
             client.admin().addMember("n4", address);
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(true, true, true, true),
                     namesN4(client, leader), "every group has n4"));
             assertEquals(List.of("n1", "n2", "n3", "n4"), voters(cluster, leader));
+            assertEquals(List.of(), client.admin().members().differing());
         }
     }
 
