@@ -230,14 +230,38 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
-     * The voters of the configuration the leader holds (the highest term's, should two claim to lead), by
-     * id; empty when no node says it leads.
+     * Each group's voters, in group order, as the node that leads it holds them (the highest term's, should
+     * two claim to lead), and whether a change is under way in it; a group no node says it leads is left
+     * out. On a cluster of several groups they differ while a membership change goes from group to group.
      */
-    public List<String> voters() {
-        return leaderStatus()
-                .map(s -> s.configuration().members().stream().filter(p -> "VOTER".equals(p.role()))
-                        .map(NodeStatus.ConfiguredPeer::id).sorted().toList())
-                .orElse(List.of());
+    public List<GroupVoters> groupVoters() {
+        List<NodeStatus> all = admin.status();
+        int groups = all.stream().mapToInt(s -> Math.max(1, s.groups().size())).max().orElse(1);
+        List<GroupVoters> each = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            NodeStatus.Configuration best = null;
+            long term = -1;
+            for (NodeStatus s : all) {
+                boolean single = s.groups().isEmpty();
+                if (single && g == 0 && "LEADER".equals(s.role()) && s.term() > term) {
+                    best = s.configuration();
+                    term = s.term();
+                } else if (!single && g < s.groups().size() && "LEADER".equals(s.groups().get(g).role())
+                        && s.groups().get(g).term() > term) {
+                    best = s.groups().get(g).configuration();
+                    term = s.groups().get(g).term();
+                }
+            }
+            if (best != null) {
+                each.add(new GroupVoters(best.members().stream().filter(p -> "VOTER".equals(p.role()))
+                        .map(NodeStatus.ConfiguredPeer::id).sorted().toList(), best.changing()));
+            }
+        }
+        return each;
+    }
+
+    /** A group's voters by id, and whether a change of them is under way (the old voters decide too). */
+    public record GroupVoters(List<String> voters, boolean changing) {
     }
 
     /**

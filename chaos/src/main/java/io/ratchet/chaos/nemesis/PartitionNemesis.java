@@ -16,10 +16,12 @@ import java.util.stream.Collectors;
 /**
  * Network partitions between nodes: either the leader alone against the rest (an old leader that must
  * stop serving, and a majority that must elect a new one), or the cluster split at random into a
- * majority and a minority. The split is drawn over the voters the leader's configuration names, so that
- * one side always holds a majority of them: beside a membership change, a node still joining (in service,
- * not yet a voter) counted as one once put two of four voters on each side, and no side could elect a
- * leader. Nodes that are not voters go with the majority. Needs the nodes in network namespaces
+ * majority and a minority. The split is drawn over the voters every group's leader names, so that one side
+ * always holds a majority of every group's voters: beside a membership change, a node still joining (in
+ * service, not yet a voter) counted as one once put two of four voters on each side, and no side could
+ * elect a leader; and at several groups, a split drawn over group 0's five voters put two of another
+ * group's four on each side while the change had not reached it (a soak lost locks to it). Nodes that
+ * are not voters go with the majority. Needs the nodes in network namespaces
  * ({@link NamespaceNetwork}).
  */
 public final class PartitionNemesis implements Nemesis {
@@ -52,16 +54,25 @@ public final class PartitionNemesis implements Nemesis {
             minority = new TreeSet<>(List.of(cluster.number(leader.get())));
             how = "isolated the leader";
         } else {
-            List<Integer> voters = new ArrayList<>();
-            for (String id : cluster.voters()) {
-                NodeProcess node = cluster.node(id);
-                if (all.contains(cluster.number(node))) {
-                    voters.add(cluster.number(node));
+            List<Cluster.GroupVoters> groups = cluster.groupVoters();
+            if (groups.isEmpty()) {
+                List<Integer> sides = new ArrayList<>(all);
+                Collections.shuffle(sides, random);
+                minority = new TreeSet<>(sides.subList(0, (sides.size() - 1) / 2));
+            } else {
+                List<Integer> sides = new ArrayList<>();
+                for (String id : votersOfEvery(groups)) {
+                    int number = cluster.number(cluster.node(id));
+                    if (all.contains(number)) {
+                        sides.add(number);
+                    }
                 }
+                Collections.shuffle(sides, random);
+                minority = new TreeSet<>(sides.subList(0, Math.min(sides.size(), minority(groups))));
             }
-            List<Integer> sides = voters.isEmpty() ? new ArrayList<>(all) : voters;
-            Collections.shuffle(sides, random);
-            minority = new TreeSet<>(sides.subList(0, (sides.size() - 1) / 2));
+            if (minority.isEmpty()) {
+                return Optional.empty();
+            }
             how = "split the cluster";
         }
         Set<Integer> majority = new TreeSet<>(all);
@@ -72,6 +83,24 @@ public final class PartitionNemesis implements Nemesis {
             network.heal();
             return "healed the partition " + names(minority) + " | " + names(majority);
         }));
+    }
+
+    /** The voters every group names. */
+    static List<String> votersOfEvery(List<Cluster.GroupVoters> groups) {
+        List<String> common = new ArrayList<>(groups.get(0).voters());
+        groups.forEach(g -> common.retainAll(g.voters()));
+        return common;
+    }
+
+    /**
+     * How many voters the minority side may take so that the other side keeps a majority of every group's
+     * voters: fewer than half of the smallest group's; and while a group's change is under way, of one voter
+     * fewer, since the old voters (one more or one fewer) must find their majority on that side too.
+     */
+    static int minority(List<Cluster.GroupVoters> groups) {
+        int smallest = groups.stream().mapToInt(g -> g.voters().size()).min().orElse(0);
+        boolean changing = groups.stream().anyMatch(Cluster.GroupVoters::changing);
+        return Math.max(0, (smallest - (changing ? 2 : 1)) / 2);
     }
 
     private static String names(Set<Integer> numbers) {
