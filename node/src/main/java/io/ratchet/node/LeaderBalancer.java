@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>hold every committed entry (a node back from a restart leads nothing yet but may still be catching
  *     up: handed a group then, it would keep the group's writes refused until it caught up, up to the
- *     transfer's 3 s),
+ *     transfer's {@link HandOver#TRANSFER_MILLIS}),
  * <li>have answered within a second at every look (once a second) for the last {@link #STEADY}: a node
  *     that was down, paused or cut off a moment ago is not handed a group. In the chaos runs a node handed
  *     a group 10-20 s after its restart, caught up in that group but not yet in the others and with its
