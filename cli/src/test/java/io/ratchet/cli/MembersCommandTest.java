@@ -51,6 +51,35 @@ class MembersCommandTest {
         }
     }
 
+    /**
+     * On a cluster of two groups, an add that reached group 0 only: {@code members} lists group 0's members
+     * and, below them, the group that differs and what to do; asking the add again finishes it.
+     */
+    @Test
+    void listsTheGroupsAChangeStoppedHalfWayDidNotReach() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(2))) {
+            String peers = cluster.peers();
+            String address = cluster.startJoining("n4");
+            cluster.addToOneGroup("n4", address, 0);
+
+            CommandRun json = CommandRun.of("members", "--json", "--peers", peers);
+            assertEquals(ExitCode.DONE, json.code(), json.toString());
+            JsonNode listed = Json.parse(json.out());
+            assertEquals(Set.of("n1", "n2", "n3", "n4"), ids(listed.get("members")));
+            JsonNode differing = listed.get("groupsDiffering");
+            assertEquals(1, differing.size(), listed.toString());
+            assertEquals(1, differing.get(0).get("group").asInt());
+            assertEquals("[\"n1\",\"n2\",\"n3\"]", differing.get(0).get("voters").toString());
+            CommandRun text = CommandRun.of("members", "--peers", peers);
+            assertTrue(text.out().contains("group 1 has other members: voters n1,n2,n3"), text.out());
+            assertTrue(text.out().contains("a change stopped half way: ask it again"), text.out());
+
+            CommandRun again = CommandRun.of("members", "add", "n4=" + address, "--json", "--peers", peers);
+            assertEquals(ExitCode.DONE, again.code(), again.toString());
+            assertEquals(0, Json.parse(again.out()).get("groupsDiffering").size(), again.out());
+        }
+    }
+
     private static Set<String> ids(JsonNode members) {
         Set<String> ids = new HashSet<>();
         members.forEach(m -> ids.add(m.get("id").asText()));

@@ -76,11 +76,7 @@ public final class ClusterAdmin implements AutoCloseable {
      */
     public record GroupMembers(int group, List<String> voters, List<String> listeners) {
         static GroupMembers of(int group, NodeStatus.Configuration conf) {
-            return new GroupMembers(group, ids(conf, "VOTER"), ids(conf, "LISTENER"));
-        }
-
-        private static List<String> ids(NodeStatus.Configuration conf, String role) {
-            return conf.members().stream().filter(p -> role.equals(p.role())).map(NodeStatus.ConfiguredPeer::id).sorted().toList();
+            return new GroupMembers(group, conf.voters(), conf.listeners());
         }
     }
 
@@ -144,19 +140,16 @@ public final class ClusterAdmin implements AutoCloseable {
     }
 
     /**
-     * The groups whose members are not {@code first}'s, each as the node that leads it says (the highest
-     * term, should two claim to), or any node that knows it; a group no node knows is left out.
+     * The groups whose members are not {@code first}'s, each as the node that leads it says, or without a
+     * leader, any node that knows it; a group no node knows is left out.
      */
     private static List<GroupMembers> differing(List<NodeStatus> nodes, GroupMembers first) {
-        int groups = nodes.stream().mapToInt(n -> n.groups().size()).max().orElse(0);
         List<GroupMembers> differing = new ArrayList<>();
-        for (int g = 1; g < groups; g++) {
+        for (int g = 1; g < NodeStatus.groupCount(nodes); g++) {
             int group = g;
-            Comparator<NodeStatus.GroupStatus> authority = Comparator
-                    .comparing((NodeStatus.GroupStatus s) -> "LEADER".equals(s.role())).thenComparingLong(NodeStatus.GroupStatus::term);
-            nodes.stream().filter(n -> n.groups().size() > group).map(n -> n.groups().get(group))
-                    .filter(s -> !s.configuration().members().isEmpty()).max(authority)
-                    .map(s -> GroupMembers.of(group, s.configuration()))
+            NodeStatus.leaderOf(nodes, group).or(() -> nodes.stream().filter(n -> n.group(group) != null
+                            && !n.group(group).configuration().members().isEmpty()).findFirst())
+                    .map(n -> GroupMembers.of(group, n.group(group).configuration()))
                     .filter(m -> !m.voters().equals(first.voters()) || !m.listeners().equals(first.listeners()))
                     .ifPresent(differing::add);
         }

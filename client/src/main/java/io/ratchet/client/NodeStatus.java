@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.ratchet.common.Readiness;
 import io.ratchet.protocol.Result;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One node's view of the cluster, as it answered a status call.
@@ -49,6 +51,25 @@ public record NodeStatus(String id, String address, String role, String leader, 
      */
     public record Configuration(long index, boolean changing, List<ConfiguredPeer> members) {
         static final Configuration NONE = new Configuration(0, false, List.of());
+
+        /** The voters' ids, in order. */
+        public List<String> voters() {
+            return ids("VOTER");
+        }
+
+        /** The listeners' ids, in order. */
+        public List<String> listeners() {
+            return ids("LISTENER");
+        }
+
+        /** Whether it names {@code id}, as a voter or a listener. */
+        public boolean names(String id) {
+            return members.stream().anyMatch(p -> p.id().equals(id));
+        }
+
+        private List<String> ids(String role) {
+            return members.stream().filter(p -> role.equals(p.role())).map(ConfiguredPeer::id).sorted().toList();
+        }
     }
 
     /** A member as a configuration names it; {@code role} is VOTER or LISTENER. */
@@ -57,6 +78,31 @@ public record NodeStatus(String id, String address, String role, String leader, 
 
     /** The role of a node that is up but cannot serve its state yet. */
     public static final String STARTING = "STARTING";
+
+    /**
+     * This node's member of group {@code group}: on a cluster of one group, its own fields as group 0's; null
+     * when it has none (a group past those it reported, or past 0 for a node that reported no groups).
+     */
+    public GroupStatus group(int group) {
+        if (groups.isEmpty()) {
+            return group == 0 ? new GroupStatus(0, role, leader, term, commitIndex, appliedIndex, configuration) : null;
+        }
+        return group < groups.size() ? groups.get(group) : null;
+    }
+
+    /** How many groups these statuses show: 1 on a cluster of one group. */
+    public static int groupCount(List<NodeStatus> statuses) {
+        return statuses.stream().mapToInt(s -> Math.max(1, s.groups().size())).max().orElse(1);
+    }
+
+    /**
+     * The node that says it leads {@code group} (the highest term's, should two claim to: the other was
+     * deposed and has not heard yet); empty when none does.
+     */
+    public static Optional<NodeStatus> leaderOf(List<NodeStatus> statuses, int group) {
+        return statuses.stream().filter(s -> s.group(group) != null && "LEADER".equals(s.group(group).role()))
+                .max(Comparator.comparingLong(s -> s.group(group).term()));
+    }
 
     /**
      * Whether the node is ready by the rule its {@code /health/ready} probe applies; a node that did not

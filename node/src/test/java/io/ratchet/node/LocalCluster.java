@@ -60,8 +60,8 @@ public final class LocalCluster implements AutoCloseable {
         return start(size, dir, c -> c);
     }
 
-    /** Starts {@code size} nodes; {@code tune} adjusts each node's config (snapshot threshold, ...). */
-    static LocalCluster start(int size, Path dir, UnaryOperator<NodeConfig> tune) {
+    /** Starts {@code size} nodes; {@code tune} adjusts each node's config (snapshot threshold, groups, ...). */
+    public static LocalCluster start(int size, Path dir, UnaryOperator<NodeConfig> tune) {
         return start(size, dir, tune, null);
     }
 
@@ -299,6 +299,18 @@ public final class LocalCluster implements AutoCloseable {
                     CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), request.getBytes(StandardCharsets.UTF_8)));
         } finally {
             channel.shutdownNow();
+        }
+    }
+
+    /**
+     * Asks group {@code group}'s leader to add {@code id} to that group alone: a change left half way, as a
+     * leader lost between groups leaves it (the operator's {@code members add} makes it in every group).
+     */
+    public void addToOneGroup(String id, String address, int group) throws IOException {
+        JsonNode answer = adminCall(awaitLeader(group), Json.MAPPER.createObjectNode().put("op", "members.add")
+                .put("id", id).put("address", address).put("group", group).toString());
+        if (answer.hasNonNull("error")) {
+            throw new IllegalStateException("adding " + id + " to group " + group + " was refused: " + answer);
         }
     }
 

@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -222,11 +221,9 @@ public final class Cluster implements AutoCloseable {
         return leaderStatus().map(s -> nodes.get(s.id()));
     }
 
-    /** The status of the node that leads (the highest term, if two claim it), or empty. */
+    /** The status of the node that leads (group 0, the highest term's if two claim it), or empty. */
     private Optional<NodeStatus> leaderStatus() {
-        return admin.status().stream()
-                .filter(s -> "LEADER".equals(s.role()))
-                .max(Comparator.comparingLong(NodeStatus::term));
+        return NodeStatus.leaderOf(admin.status(), 0);
     }
 
     /**
@@ -236,26 +233,11 @@ public final class Cluster implements AutoCloseable {
      */
     public List<GroupVoters> groupVoters() {
         List<NodeStatus> all = admin.status();
-        int groups = all.stream().mapToInt(s -> Math.max(1, s.groups().size())).max().orElse(1);
         List<GroupVoters> each = new ArrayList<>();
-        for (int g = 0; g < groups; g++) {
-            NodeStatus.Configuration best = null;
-            long term = -1;
-            for (NodeStatus s : all) {
-                boolean single = s.groups().isEmpty();
-                if (single && g == 0 && "LEADER".equals(s.role()) && s.term() > term) {
-                    best = s.configuration();
-                    term = s.term();
-                } else if (!single && g < s.groups().size() && "LEADER".equals(s.groups().get(g).role())
-                        && s.groups().get(g).term() > term) {
-                    best = s.groups().get(g).configuration();
-                    term = s.groups().get(g).term();
-                }
-            }
-            if (best != null) {
-                each.add(new GroupVoters(best.members().stream().filter(p -> "VOTER".equals(p.role()))
-                        .map(NodeStatus.ConfiguredPeer::id).sorted().toList(), best.changing()));
-            }
+        for (int g = 0; g < NodeStatus.groupCount(all); g++) {
+            int group = g;
+            NodeStatus.leaderOf(all, group).map(s -> s.group(group).configuration())
+                    .ifPresent(conf -> each.add(new GroupVoters(conf.voters(), conf.changing())));
         }
         return each;
     }
@@ -350,25 +332,22 @@ public final class Cluster implements AutoCloseable {
 
     /** Per group, the highest commit index any node reports. */
     private static long[] committed(List<NodeStatus> all) {
-        int groups = all.stream().mapToInt(s -> Math.max(1, s.groups().size())).max().orElse(1);
-        long[] committed = new long[groups];
+        long[] committed = new long[NodeStatus.groupCount(all)];
         for (NodeStatus s : all) {
-            if (s.groups().isEmpty()) {
-                committed[0] = Math.max(committed[0], s.commitIndex());
-            }
-            for (NodeStatus.GroupStatus g : s.groups()) {
-                committed[g.group()] = Math.max(committed[g.group()], g.commitIndex());
+            for (int g = 0; g < committed.length; g++) {
+                if (s.group(g) != null) {
+                    committed[g] = Math.max(committed[g], s.group(g).commitIndex());
+                }
             }
         }
         return committed;
     }
 
     private static long[] applied(NodeStatus s) {
-        if (s.groups().isEmpty()) {
-            return new long[] {s.appliedIndex()};
+        long[] applied = new long[Math.max(1, s.groups().size())];
+        for (int g = 0; g < applied.length; g++) {
+            applied[g] = s.group(g).appliedIndex();
         }
-        long[] applied = new long[s.groups().size()];
-        s.groups().forEach(g -> applied[g.group()] = g.appliedIndex());
         return applied;
     }
 
@@ -386,8 +365,7 @@ public final class Cluster implements AutoCloseable {
         try (ClusterAdmin fresh = openAdmin()) {
             while (System.nanoTime() < deadline) {
                 List<NodeStatus> all = fresh.status();
-                Optional<NodeStatus> leader = all.stream().filter(s -> "LEADER".equals(s.role()))
-                        .max(Comparator.comparingLong(NodeStatus::term));
+                Optional<NodeStatus> leader = NodeStatus.leaderOf(all, 0);
                 Set<String> members = leader.map(l -> l.configuration().members().stream()
                         .map(NodeStatus.ConfiguredPeer::id).collect(Collectors.toSet())).orElse(Set.of());
                 last = leader.isEmpty() ? all : all.stream().filter(s -> members.contains(s.id())).toList();

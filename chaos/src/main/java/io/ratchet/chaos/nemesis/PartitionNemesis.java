@@ -54,22 +54,16 @@ public final class PartitionNemesis implements Nemesis {
             minority = new TreeSet<>(List.of(cluster.number(leader.get())));
             how = "isolated the leader";
         } else {
+            // Without a leader to name the voters, every node in service counts as one.
             List<Cluster.GroupVoters> groups = cluster.groupVoters();
-            if (groups.isEmpty()) {
-                List<Integer> sides = new ArrayList<>(all);
-                Collections.shuffle(sides, random);
-                minority = new TreeSet<>(sides.subList(0, (sides.size() - 1) / 2));
-            } else {
-                List<Integer> sides = new ArrayList<>();
-                for (String id : votersOfEvery(groups)) {
-                    int number = cluster.number(cluster.node(id));
-                    if (all.contains(number)) {
-                        sides.add(number);
-                    }
-                }
-                Collections.shuffle(sides, random);
-                minority = new TreeSet<>(sides.subList(0, Math.min(sides.size(), minority(groups))));
+            List<Integer> sides = new ArrayList<>(all);
+            int size = (sides.size() - 1) / 2;
+            if (!groups.isEmpty()) {
+                sides.retainAll(votersOfEvery(groups).stream().map(id -> cluster.number(cluster.node(id))).toList());
+                size = minority(groups);
             }
+            Collections.shuffle(sides, random);
+            minority = new TreeSet<>(sides.subList(0, Math.min(sides.size(), size)));
             if (minority.isEmpty()) {
                 return Optional.empty();
             }

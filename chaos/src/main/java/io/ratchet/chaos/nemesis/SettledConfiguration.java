@@ -44,18 +44,9 @@ record SettledConfiguration(List<Group> groups, Map<String, NodeStatus> statuses
             return !configuration.changing() && !configuration.members().isEmpty() && commitIndex >= configuration.index();
         }
 
-        List<String> voters() {
-            return configuration.members().stream().filter(p -> "VOTER".equals(p.role()))
-                    .map(NodeStatus.ConfiguredPeer::id).sorted().toList();
-        }
-
         /** Members and their roles, in id order: what two groups that agree have alike. */
         List<String> members() {
             return configuration.members().stream().map(p -> p.id() + "/" + p.role()).sorted().toList();
-        }
-
-        boolean names(String id) {
-            return configuration.members().stream().anyMatch(p -> p.id().equals(id));
         }
     }
 
@@ -76,22 +67,15 @@ record SettledConfiguration(List<Group> groups, Map<String, NodeStatus> statuses
 
     /** The settled configuration these statuses show, or empty when a group has no leader or a change under way. */
     static Optional<SettledConfiguration> of(List<NodeStatus> statuses) {
-        int count = statuses.stream().mapToInt(s -> Math.max(1, s.groups().size())).max().orElse(1);
         List<Group> groups = new ArrayList<>();
-        for (int g = 0; g < count; g++) {
-            Group best = null;
-            long bestTerm = -1;
-            for (NodeStatus s : statuses) {
-                NodeStatus.GroupStatus own = in(s, g);
-                if (own != null && "LEADER".equals(own.role()) && own.term() > bestTerm) {
-                    best = new Group(g, s.id(), own.commitIndex(), own.configuration());
-                    bestTerm = own.term();
-                }
-            }
-            if (best == null || !best.settled()) {
+        for (int g = 0; g < NodeStatus.groupCount(statuses); g++) {
+            int group = g;
+            Optional<Group> led = NodeStatus.leaderOf(statuses, group)
+                    .map(s -> new Group(group, s.id(), s.group(group).commitIndex(), s.group(group).configuration()));
+            if (led.isEmpty() || !led.get().settled()) {
                 return Optional.empty();
             }
-            groups.add(best);
+            groups.add(led.get());
         }
         return Optional.of(new SettledConfiguration(List.copyOf(groups), statuses.stream()
                 .collect(Collectors.toMap(NodeStatus::id, s -> s, (a, b) -> a))));
@@ -109,7 +93,7 @@ record SettledConfiguration(List<Group> groups, Map<String, NodeStatus> statuses
     Map<String, List<Integer>> halfway() {
         Map<String, List<Integer>> halfway = new TreeMap<>();
         for (String id : named()) {
-            List<Integer> naming = groups.stream().filter(g -> g.names(id)).map(Group::group).toList();
+            List<Integer> naming = groups.stream().filter(g -> g.configuration().names(id)).map(Group::group).toList();
             if (naming.size() < groups.size()) {
                 halfway.put(id, naming);
             }
@@ -136,17 +120,17 @@ record SettledConfiguration(List<Group> groups, Map<String, NodeStatus> statuses
 
     /** Group 0's voters: every group's, when they {@linkplain #agreed() agree}. */
     List<String> voters() {
-        return groups.get(0).voters();
+        return groups.get(0).configuration().voters();
     }
 
     /** Whether any group names the node: its storage must then be kept. */
     boolean member(String id) {
-        return groups.stream().anyMatch(g -> g.names(id));
+        return groups.stream().anyMatch(g -> g.configuration().names(id));
     }
 
     /** Whether every group names the node: a change adding it is done. */
     boolean memberOfEvery(String id) {
-        return groups.stream().allMatch(g -> g.names(id));
+        return groups.stream().allMatch(g -> g.configuration().names(id));
     }
 
     /**
@@ -160,22 +144,13 @@ record SettledConfiguration(List<Group> groups, Map<String, NodeStatus> statuses
             return false;
         }
         for (Group g : groups) {
-            NodeStatus.GroupStatus own = in(s, g.group());
+            NodeStatus.GroupStatus own = s.group(g.group());
             if (own == null || !("LEADER".equals(own.role()) || "FOLLOWER".equals(own.role()))
                     || g.commitIndex() - own.appliedIndex() > CAUGHT_UP) {
                 return false;
             }
         }
         return true;
-    }
-
-    /** A node's member of a group; on a cluster of one group, the status' own fields. Null when it has none. */
-    private static NodeStatus.GroupStatus in(NodeStatus s, int group) {
-        if (s.groups().isEmpty()) {
-            return group > 0 ? null : new NodeStatus.GroupStatus(0, s.role(), s.leader(), s.term(), s.commitIndex(),
-                    s.appliedIndex(), s.configuration());
-        }
-        return group < s.groups().size() ? s.groups().get(group) : null;
     }
 
     String describe(String id) {
