@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 
 /**
@@ -111,6 +112,8 @@ public final class GroupCommit<T> {
     private final int messagesInFlight;
     private final Hold hold;
     private final LongSupplier nanoClock;
+    /** Asked of each member as its message leaves: false withdraws it ({@link Withdrawn}). */
+    private final Predicate<T> stillToSend;
     private final Object lock = new Object();
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     /** The commands (results) of everything queued: what a message is bounded by, and what a hold counts. */
@@ -130,11 +133,23 @@ public final class GroupCommit<T> {
 
     /** {@code hold}: how long a message waits for the last one's callers (see the class comment). */
     public GroupCommit(Format<T> format, Transport transport, int messagesInFlight, Hold hold) {
-        this(format, transport, messagesInFlight, hold, System::nanoTime);
+        this(format, transport, messagesInFlight, hold, m -> true, System::nanoTime);
+    }
+
+    /**
+     * As above; {@code stillToSend} is asked of each member when its message is about to leave, outside
+     * this object's lock, and a member it says no to is not sent: its result fails with {@link Withdrawn},
+     * and the caller decides what becomes of it. For what a wait in the queue can settle: a conditional
+     * write queued behind the entry that replaced the index it names.
+     */
+    public GroupCommit(Format<T> format, Transport transport, int messagesInFlight, Hold hold, Predicate<T> stillToSend) {
+        this(format, transport, messagesInFlight, hold, stillToSend, System::nanoTime);
     }
 
     /** As above, with the clock holds are timed by (tests drive it by hand). */
-    GroupCommit(Format<T> format, Transport transport, int messagesInFlight, Hold hold, LongSupplier nanoClock) {
+    GroupCommit(Format<T> format, Transport transport, int messagesInFlight, Hold hold, Predicate<T> stillToSend,
+                LongSupplier nanoClock) {
+        this.stillToSend = stillToSend;
         if (messagesInFlight < 1) {
             throw new IllegalArgumentException("at least one message must be allowed in flight");
         }
@@ -156,7 +171,7 @@ public final class GroupCommit<T> {
             return CompletableFuture.failedFuture(new InvalidCommandException("request is "
                     + (encoded.length + format.framingBytes()) + " bytes; the limit is " + Limits.MAX_REQUEST_BYTES));
         }
-        Pending pending = new Pending(encoded, format.results().applyAsInt(validated), new CompletableFuture<>());
+        Pending pending = new Pending(validated, encoded, format.results().applyAsInt(validated), new CompletableFuture<>());
         synchronized (lock) {
             queue.add(pending);
             queuedCommands += pending.commands;
@@ -235,8 +250,15 @@ public final class GroupCommit<T> {
                 batch = takeBatch();
                 inFlight++;
             }
-            List<byte[]> encoded = new ArrayList<>(batch.requests().size());
-            batch.requests().forEach(p -> encoded.add(p.encoded));
+            Outgoing leaving = withoutWithdrawn(batch);
+            if (leaving == null) {
+                synchronized (lock) {
+                    inFlight--;
+                }
+                continue;
+            }
+            List<byte[]> encoded = new ArrayList<>(leaving.requests().size());
+            leaving.requests().forEach(p -> encoded.add(p.encoded));
             CompletableFuture<List<Result>> sent;
             try {
                 sent = transport.send(format.join().apply(encoded));
@@ -244,7 +266,44 @@ public final class GroupCommit<T> {
                 sent = CompletableFuture.failedFuture(e);
             }
             // If it is complete already, finished() runs here; it sees the role taken and leaves the queue to this loop.
-            sent.whenComplete((results, error) -> finished(batch, results, error));
+            sent.whenComplete((results, error) -> finished(leaving, results, error));
+        }
+    }
+
+    /**
+     * {@code batch} without the members {@link #stillToSend} withdraws now (their results fail with
+     * {@link Withdrawn}); null when none is left.
+     */
+    @SuppressWarnings("unchecked")
+    private Outgoing withoutWithdrawn(Outgoing batch) {
+        List<Pending> kept = null;
+        int commands = batch.commands();
+        for (int i = 0; i < batch.requests().size(); i++) {
+            Pending p = batch.requests().get(i);
+            if (stillToSend.test((T) p.member)) {
+                if (kept != null) {
+                    kept.add(p);
+                }
+                continue;
+            }
+            if (kept == null) {
+                kept = new ArrayList<>(batch.requests().subList(0, i));
+            }
+            commands -= p.commands;
+            p.result.completeExceptionally(Withdrawn.INSTANCE);
+        }
+        if (kept == null) {
+            return batch;
+        }
+        return kept.isEmpty() ? null : new Outgoing(kept, commands, batch.sentAt());
+    }
+
+    /** A member {@code stillToSend} took out of its message as it left: nothing of it was sent. */
+    public static final class Withdrawn extends RuntimeException {
+        static final Withdrawn INSTANCE = new Withdrawn();
+
+        private Withdrawn() {
+            super("withdrawn before it was sent", null, false, false);
         }
     }
 
@@ -306,7 +365,7 @@ public final class GroupCommit<T> {
         }
     }
 
-    private record Pending(byte[] encoded, int commands, CompletableFuture<List<Result>> result) {
+    private record Pending(Object member, byte[] encoded, int commands, CompletableFuture<List<Result>> result) {
     }
 
     /** One message's requests, their commands (what the answer must hold) and when it was sent. */

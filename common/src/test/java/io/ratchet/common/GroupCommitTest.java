@@ -18,7 +18,9 @@ import io.ratchet.protocol.Result;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -102,6 +104,41 @@ class GroupCommitTest {
             assertEquals("q" + i, w.key(), "each request gets its own result");
             assertEquals(101, w.index(), "all of them were applied in the second entry");
         }
+    }
+
+    @Test
+    void aMemberWithdrawnAsItsMessageLeavesIsNotSentAndTheOthersGoInOrder() {
+        RecordingTransport transport = new RecordingTransport();
+        // What the front end does with a write whose index the entry before it replaced.
+        Set<String> stale = ConcurrentHashMap.newKeySet();
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, NO_HOLD,
+                r -> !stale.contains(((Command.Put) r.commands().get(0)).key()));
+        CompletableFuture<List<Result>> first = commit.submit(put("first"));
+        CompletableFuture<List<Result>> a = commit.submit(put("a"));
+        CompletableFuture<List<Result>> loser = commit.submit(put("loser"));
+        CompletableFuture<List<Result>> b = commit.submit(put("b"));
+        stale.add("loser"); // decided while it waited, not when it was queued
+
+        transport.acceptAll(0);
+
+        assertEquals(List.of(put("a"), put("b")), transport.messages.get(1));
+        ExecutionException withdrawn = assertThrows(ExecutionException.class, loser::get);
+        assertInstanceOf(GroupCommit.Withdrawn.class, withdrawn.getCause());
+        transport.acceptAll(1);
+        assertEquals(List.of(101L, 101L), List.of(((Result.Write) a.join().get(0)).index(), ((Result.Write) b.join().get(0)).index()),
+                "each of the others gets its own result");
+        assertTrue(first.isDone());
+
+        // A message whose every member is withdrawn is not sent; the slot goes to what is queued next.
+        stale.add("c");
+        commit.submit(put("blocker"));
+        CompletableFuture<List<Result>> c = commit.submit(put("c"));
+        transport.acceptAll(2);
+        assertTrue(c.isCompletedExceptionally());
+        CompletableFuture<List<Result>> d = commit.submit(put("d"));
+        assertEquals(List.of(put("d")), transport.messages.get(3), "sent at once: the slot is free");
+        transport.acceptAll(3);
+        assertEquals("d", ((Result.Write) d.join().get(0)).key());
     }
 
     @Test
@@ -196,7 +233,7 @@ class GroupCommitTest {
     private static AfterThree afterAMessageOfThree(GroupCommit.Hold hold) {
         RecordingTransport transport = new RecordingTransport();
         AtomicLong clock = new AtomicLong();
-        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, hold, clock::get);
+        GroupCommit<Request> commit = new GroupCommit<>(GroupCommit.WRITES, transport, 1, hold, m -> true, clock::get);
         commit.submit(put("blocker"));
         commit.submit(put("a"));
         commit.submit(put("b"));

@@ -63,7 +63,10 @@ import org.slf4j.LoggerFactory;
  * <p>Writes. On the leader, the batches waiting from every connection are joined into one proposal and
  * so one log entry ({@link #BATCHES}), submitted to the local Ratis server in-process; each
  * caller gets its own results. A follower does not forward: it refuses with {@link Refusal.Reason#NOT_LEADER}
- * and names the leader, and the client sends there itself (one hop, not two; see docs/DESIGN.md).
+ * and names the leader, and the client sends there itself (one hop, not two; see docs/DESIGN.md). A
+ * write whose every condition names an index its key has left behind cannot land in any entry: it is
+ * answered from a linearizable read instead ({@link #refuseBeforeLog}), as it arrives or as it leaves
+ * the queue behind the entry that replaced its index.
  *
  * <p>Reads. Gets from every connection share one read message and one ReadIndex (or leader-lease
  * check); other queries and watches go to Ratis' read path one by one. Any node serves them: a
@@ -93,8 +96,14 @@ final class FrontEnd implements AutoCloseable {
     private final ExecutorService reading = Executors.newSingleThreadExecutor(DaemonThreads.named("ratchet-front-end-read"));
     /** Stale reads, each answered from this node's store on a thread of this pool (as many as are running). */
     private final ExecutorService staleReading = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-front-end-stale-read"));
-    /** A client's batch as it came, decoded and validated once, forwarded in the bytes it arrived in. */
-    private record Checked(byte[] encoded, int commands) {
+    /**
+     * A client's batch as it came, decoded and validated once, forwarded in the bytes it arrived in;
+     * {@code withdrawable} while it may still be refused before the log when it leaves the queue.
+     */
+    private record Checked(Batch decoded, byte[] encoded, int commands, boolean withdrawable) {
+        Checked toLog() {
+            return new Checked(decoded, encoded, commands, false);
+        }
     }
 
     /**
@@ -132,8 +141,10 @@ final class FrontEnd implements AutoCloseable {
             this.index = index;
             this.id = id;
             this.local = new LocalSubmitter(id);
+            // A write queued behind the entry that replaced the index it names goes no further (see refuseBeforeLog).
             this.writes = new GroupCommit<>(BATCHES, batches -> propose(this, batches),
-                    Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), WRITE_HOLD);
+                    Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), WRITE_HOLD,
+                    checked -> !checked.withdrawable() || machine == null || machine.refusableBeforeLog(checked.decoded()).isEmpty());
             this.gets = new GroupCommit<>(GroupCommit.GETS,
                     message -> read(this, message).thenApply(Codec::decodeResults),
                     Integer.getInteger("ratchet.frontEnd.readsInFlight", 1), GroupCommit.QUARTER_ROUND);
@@ -144,6 +155,8 @@ final class FrontEnd implements AutoCloseable {
     private final Timer rounds;
     /** Writes this front end refused for the quota, before the log. */
     private final Counter overQuota;
+    /** Conditional writes this front end refused before the log, the index they name replaced already. */
+    private final Counter refusedBeforeLog;
     /** Watches sent into the read path and not yet answered: they wait on this node for a change. */
     private final AtomicInteger watching = new AtomicInteger();
     /** Whether the caller may: checked on every message, before anything is queued. */
@@ -162,8 +175,9 @@ final class FrontEnd implements AutoCloseable {
     /** Which commands the group's members can apply: asked before a later release's command is proposed. */
     private final CommandSupport support;
 
-    FrontEnd(String nodeId, List<RaftGroupId> groupIds, Timer rounds, Counter overQuota, Authorizer authorizer, DiskFloor disk,
-             CommandSupport support) {
+    FrontEnd(String nodeId, List<RaftGroupId> groupIds, Timer rounds, Counter overQuota, Counter refusedBeforeLog,
+             Authorizer authorizer, DiskFloor disk, CommandSupport support) {
+        this.refusedBeforeLog = refusedBeforeLog;
         this.nodeId = nodeId;
         this.support = support;
         this.disk = disk;
@@ -316,8 +330,8 @@ final class FrontEnd implements AutoCloseable {
             decoded.validate();
             later = checkGroup(group, decoded);
             // One batch and nothing after it (the decoder refuses trailing bytes): the rest is its encoding.
-            batch = new Checked(Arrays.copyOfRange(message, Codec.BATCHES_FRAMING_BYTES, message.length),
-                    batches.get(0).commandCount());
+            batch = new Checked(decoded, Arrays.copyOfRange(message, Codec.BATCHES_FRAMING_BYTES, message.length),
+                    batches.get(0).commandCount(), true);
         } catch (InvalidCommandException e) {
             refuse(answer, Refusal.invalid(e.getMessage()));
             return;
@@ -368,8 +382,49 @@ final class FrontEnd implements AutoCloseable {
             reply(answer, Codec.encodeResults(refused));
             return;
         }
-        group.writes.submit(batch).whenComplete((results, error) -> {
+        List<Command.Op> stale = machine.refusableBeforeLog(decoded);
+        if (!stale.isEmpty()) {
+            refuseBeforeLog(group, decoded, stale, batch, answer, arrived);
+            return;
+        }
+        propose(group, batch, answer, arrived);
+    }
+
+    /**
+     * A write whose every condition names an index already replaced (a contended key's loser coming back
+     * with the index it read before the last winner): no entry in the log could ever apply it, so instead of
+     * an entry (an fsync on a majority, a round) the leader reads each key linearizably, joined with every
+     * other get under one read index or lease check, and answers with the item found, as apply would. What
+     * the read finds decides: a condition that holds there, a resend its session has answered, or a session
+     * gone, goes to the log after all (see docs/DESIGN.md, "Hot keys").
+     */
+    private void refuseBeforeLog(Group group, Batch decoded, List<Command.Op> writes, Checked batch,
+                                 StreamObserver<byte[]> answer, long arrived) {
+        List<CompletableFuture<List<Result>>> reads = writes.stream().map(w -> group.gets.submit(new Query.Get(w.key()))).toList();
+        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).whenComplete((done, error) -> {
             if (error != null) {
+                refuse(answer, refusalFor(group, error)); // nothing was proposed
+                return;
+            }
+            List<Result> found = new ArrayList<>(reads.size());
+            reads.forEach(r -> found.addAll(r.join()));
+            List<Result> refused = group.machine.refusalsBeforeLog(decoded, writes, found);
+            if (refused == null) {
+                propose(group, batch.toLog(), answer, arrived);
+                return;
+            }
+            refusedBeforeLog.increment(refused.size());
+            reply(answer, Codec.encodeResults(refused));
+        });
+    }
+
+    /** A write into the group's next entry; answered with its results once applied. */
+    private void propose(Group group, Checked batch, StreamObserver<byte[]> answer, long arrived) {
+        group.writes.submit(batch).whenComplete((results, error) -> {
+            if (error instanceof GroupCommit.Withdrawn) {
+                // Queued behind the entry that replaced the index it names.
+                refuseBeforeLog(group, batch.decoded(), group.machine.refusableBeforeLog(batch.decoded()), batch, answer, arrived);
+            } else if (error != null) {
                 // Ratis may have appended it before it failed (a leader stepping down fails what is pending).
                 refuse(answer, refusalFor(group, error).afterSubmission());
             } else {

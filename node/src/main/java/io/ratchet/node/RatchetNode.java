@@ -207,7 +207,7 @@ public final class RatchetNode implements AutoCloseable {
         RatchetStateMachine stateMachine = newMachine.apply(0);
         // The permission table is the cluster's: kept in group 0, whose state every node holds.
         Authorizer authorizer = new Authorizer(stateMachine::authTable);
-        FrontEnd frontEnd = new FrontEnd(config.id(), groupIds, metrics.rounds(), metrics.overQuota(), authorizer,
+        FrontEnd frontEnd = new FrontEnd(config.id(), groupIds, metrics.rounds(), metrics.overQuota(), metrics.refusedBeforeLog(), authorizer,
                 new DiskFloor(config.id(), config.storage(), config.minFreeBytes()), support);
         AdminService admin = new AdminService(groupIds, config.id(), config.peers().get(config.id()), config.clientCredentials(), authorizer);
         BackupService backup = new BackupService(config.id(), config.group(), groupIds, authorizer);

@@ -123,6 +123,39 @@ class MetricsAndHealthTest {
         }
     }
 
+    @Test
+    void aConditionNamingAReplacedIndexIsRefusedByTheLeaderWithoutALogEntry() {
+        try (LocalCluster cluster = LocalCluster.start(3, dir)) {
+            RatchetClient client = cluster.client();
+            long first = client.put("hot/counter", 0, 0).index();
+            long second = client.put("hot/counter", 1, first).index();
+            // A loser of the round at `first`: refused in apply, which tracks the key as contended from here.
+            assertFalse(client.put("hot/counter", 1, first).successful());
+            long third = client.put("hot/counter", 2, second).index();
+
+            // A loser coming back with `second`, replaced by `third` already: the leader answers it, no entry.
+            CompareExchangeResult stale = client.put("hot/counter", 3, second);
+            assertFalse(stale.successful());
+            assertEquals(third, stale.index(), "the refusal carries the current item");
+            assertEquals("2", stale.item().value());
+            assertFalse(client.delete("hot/counter", first).successful(), "a delete naming a replaced index too");
+            // Not every refusal: an index that is current still goes to the log, and lands.
+            assertTrue(client.put("hot/counter", 4, third).successful());
+
+            await().atMost(PATIENCE).untilAsserted(() -> {
+                List<Scrape> all = cluster.nodeIds().stream().map(id -> scrape(cluster, id)).toList();
+                assertEquals(2, all.stream().mapToDouble(s -> s.value("ratchet_conditions_refused_before_log_total")).sum(),
+                        "the two writes naming a replaced index, counted by the leader that refused them");
+                for (Scrape s : all) {
+                    assertEquals(1, s.value("ratchet_conditions_refused_total", "op", "put"), "only the first loser reached the log");
+                    assertEquals(0, s.value("ratchet_conditions_refused_total", "op", "delete"));
+                    assertTrue(s.value("ratchet_raft_applied_index") >= third + 1, "every node applied the last write");
+                }
+            });
+            assertEquals("4", client.get("hot/counter").orElseThrow().value());
+        }
+    }
+
     /** The sample dashboard's text; Maven runs the tests in the module's directory. */
     private static String dashboard() {
         try {

@@ -125,6 +125,15 @@ final class ClientSessions {
     }
 
     /**
+     * Whether apply would apply {@code batch} now rather than answer it from the session: its session is open
+     * and its sequence number is above the latest applied (a new message, not a resend or an old copy).
+     */
+    boolean isNew(Batch batch) {
+        Session s = sessions.get(batch.session());
+        return s != null && batch.sequence() > s.lastSequence;
+    }
+
+    /**
      * Applies a tagged batch once: {@code apply} runs only for a sequence number above the session's
      * latest; a resend of the latest gets its results. A batch in a session that does not exist applies
      * nothing.

@@ -494,6 +494,66 @@ public final class CompareExchangeStore {
         return overQuota(growth);
     }
 
+    /**
+     * The conditional write of each request of {@code batch} when every request is one put or delete naming an
+     * index (not 0): the writes a leader may refuse before the log once the index they name is replaced
+     * ({@link KeyContention#replacedBelow}). Empty when the batch is any other.
+     */
+    public static List<Command.Op> conditionalWrites(Batch batch) {
+        List<Command.Op> writes = null; // made for a batch that qualifies: most do not (a reservation names index 0)
+        for (Request request : batch.requests()) {
+            if (request.commands().size() != 1) {
+                return List.of();
+            }
+            Command command = request.commands().get(0);
+            if (!(command instanceof Command.Op op) || (command.kind() != Command.Kind.PUT && command.kind() != Command.Kind.DELETE)
+                    || op.index() == 0) {
+                return List.of();
+            }
+            if (writes == null) {
+                writes = new ArrayList<>(batch.requests().size());
+            }
+            writes.add(op);
+        }
+        return writes == null ? List.of() : writes;
+    }
+
+    /**
+     * The results apply would give {@code batch} against the state in which each of its writes'
+     * ({@link #conditionalWrites}) keys was read as {@code found} (a get's {@link Result.Found} or
+     * {@link Result.Locked}, in the writes' order): when every condition fails there and the batch would be
+     * applied, not answered from its session or its idempotency key. Null when one might hold, or the batch is
+     * a resend (its session, or a request's idempotency key, has results already), or its session is gone: the
+     * log then decides. A refusal is not remembered: sent again, the request is judged again, and its index,
+     * replaced, stays so. Writes nothing; counts each refusal as contention.
+     */
+    public List<Result> refusalsBeforeLog(Batch batch, List<Command.Op> writes, List<Result> found) {
+        if (batch.session() != 0 && !sessions.isNew(batch)) {
+            return null;
+        }
+        for (Request request : batch.requests()) {
+            if (request.idempotencyKey() != null && remembered.get(request.idempotencyKey()) != null) {
+                return null;
+            }
+        }
+        List<Result> results = new ArrayList<>(writes.size());
+        for (int i = 0; i < writes.size(); i++) {
+            Command.Op op = writes.get(i);
+            Result read = found.get(i);
+            if (read instanceof Result.Locked locked) {
+                results.add(locked);
+            } else if (read instanceof Result.Found f && (f.item() == null || f.item().index() != op.index())) {
+                results.add(new Result.Write(false, f.item() == null ? op.key() : f.item().key(), f.item()));
+            } else {
+                return null;
+            }
+        }
+        if (contention != null) {
+            writes.forEach(op -> contention.refusedBeforeLog(Keys.normalize(op.key()), op.key()));
+        }
+        return results;
+    }
+
     /** What {@code add} would add to the state if applied now; 0 when it would be refused (or shrinks nothing). */
     private long addGrowth(Command.Add add) {
         Item current = items.get(Keys.normalize(add.key()));
@@ -829,6 +889,12 @@ public final class CompareExchangeStore {
         }
     }
 
+    private void written(String id, long index) {
+        if (contention != null) {
+            contention.written(id, index);
+        }
+    }
+
     /** Where evaluated conditions are counted from now on (null: nowhere). Changes no state. */
     public void countContentionIn(KeyContention contention) {
         this.contention = contention;
@@ -851,6 +917,7 @@ public final class CompareExchangeStore {
     private Item putItem(Item item) {
         String id = Keys.normalize(item.key());
         items.put(id, item);
+        written(id, item.index());
         tombstones.remove(id);
         changed.add(id);
         return item;
@@ -859,6 +926,7 @@ public final class CompareExchangeStore {
     private void removeItem(Item item, long logIndex) {
         String id = Keys.normalize(item.key());
         items.remove(id);
+        written(id, logIndex);
         tombstones.add(id, logIndex);
         changed.add(id);
         if (tombstones.size() > MAX_TOMBSTONES) {

@@ -14,7 +14,8 @@ import java.util.Map;
  * first refused condition on, so a key nobody contends costs apply one lookup and no allocation (a
  * create-only put of a fresh key, the commonest write, is never tracked). Not replicated state and
  * never read by apply; every node applies the same entries, so every node counts the same since it
- * started. Bounded: past {@link #MAX_KEYS} keys, the half with the least contention is dropped.
+ * started (the leader also counts the conditions it refuses before the log, {@link #refusedBeforeLog}).
+ * Bounded: past {@link #MAX_KEYS} keys, the half with the least contention is dropped.
  */
 public final class KeyContention {
     static final int MAX_KEYS = 8192;
@@ -31,6 +32,8 @@ public final class KeyContention {
         long attempts;
         long commits;
         long refused;
+        /** The index of the latest write to the key this node applied since the key was tracked (0: none yet). */
+        long replacedBelow;
 
         Counter(String key) {
             this.key = key;
@@ -72,6 +75,32 @@ public final class KeyContention {
         if (counters.size() > MAX_KEYS) {
             shrink();
         }
+    }
+
+    /**
+     * Apply wrote the key at {@code index} (a put's new index, or the index of the entry that removed it): every
+     * index below it is gone for good, as a key's index only grows. Followed for tracked keys only.
+     */
+    synchronized void written(String normalizedKey, long index) {
+        Counter c = counters.get(normalizedKey);
+        if (c != null && index > c.replacedBelow) {
+            c.replacedBelow = index;
+        }
+    }
+
+    /**
+     * An index below which no write to the key can ever again find its condition held: the latest write this
+     * node applied to it, when the key is tracked; 0 when not known. Never more than the key's index now,
+     * whatever entries follow, so a condition naming a lower index (and not 0) fails now and forever.
+     */
+    public synchronized long replacedBelow(String normalizedKey) {
+        Counter c = counters.get(normalizedKey);
+        return c == null ? 0 : c.replacedBelow;
+    }
+
+    /** The leader refused a condition on {@code key} before the log (see {@link #replacedBelow}): an attempt refused. */
+    public void refusedBeforeLog(String normalizedKey, String key) {
+        evaluated(normalizedKey, key, false, false);
     }
 
     /** The {@code limit} keys refused most often (ties: most attempts), most first. */

@@ -7,6 +7,7 @@ import io.ratchet.protocol.Command;
 import io.ratchet.protocol.DaemonThreads;
 import io.ratchet.protocol.Entry;
 import io.ratchet.protocol.InvalidCommandException;
+import io.ratchet.protocol.Keys;
 import io.ratchet.protocol.NewerFormatException;
 import io.ratchet.protocol.Limits;
 import io.ratchet.protocol.Query;
@@ -544,6 +545,32 @@ public final class RatchetStateMachine extends BaseStateMachine {
         lock.readLock().lock();
         try {
             return store.refusalsForQuota(batch);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The writes of {@code batch} whose conditions can never hold again, when that is all of them: its
+     * conditional writes ({@link CompareExchangeStore#conditionalWrites}) when each names an index below the
+     * latest write this node applied to its key ({@link KeyContention#replacedBelow}, known for contended
+     * keys). Empty otherwise. Takes no lock: for the leader's front end, on every write.
+     */
+    public List<Command.Op> refusableBeforeLog(Batch batch) {
+        List<Command.Op> writes = CompareExchangeStore.conditionalWrites(batch);
+        for (Command.Op op : writes) {
+            if (op.index() >= contention.replacedBelow(Keys.normalize(op.key()))) {
+                return List.of();
+            }
+        }
+        return writes;
+    }
+
+    /** {@link CompareExchangeStore#refusalsBeforeLog}, against the state as applied now. */
+    public List<Result> refusalsBeforeLog(Batch batch, List<Command.Op> writes, List<Result> found) {
+        lock.readLock().lock();
+        try {
+            return store.refusalsBeforeLog(batch, writes, found);
         } finally {
             lock.readLock().unlock();
         }

@@ -46,6 +46,7 @@ public final class NodeMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ApplyMetrics applies;
     private final Timer rounds;
+    private final Counter refusedBeforeLog;
     private final JvmGcMetrics gc = new JvmGcMetrics();
     /** Kept: function counters hold the object they read weakly. */
     private RatisMetrics ratis;
@@ -56,6 +57,11 @@ public final class NodeMetrics implements AutoCloseable {
         rounds = Timer.builder("ratchet.raft.round")
                 .description("from a write reaching this node's front end, as leader, to its results")
                 .serviceLevelObjectives(ROUND_BUCKETS).register(registry);
+        refusedBeforeLog = Counter.builder("ratchet.conditions.refused.before.log")
+                .description("conditional writes this node, as leader, refused without a log entry: each named an index"
+                        + " already replaced, so its condition could never hold again (answered with the item as a"
+                        + " linearizable read finds it)")
+                .register(registry);
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -70,6 +76,11 @@ public final class NodeMetrics implements AutoCloseable {
     /** For the front end: writes it refuses for the quota without putting them in the log. */
     public Counter overQuota() {
         return applies.overQuota();
+    }
+
+    /** For the front end: conditional writes it refuses without a log entry, their index replaced already. */
+    public Counter refusedBeforeLog() {
+        return refusedBeforeLog;
     }
 
     /** For the front end: one record per write answered with results. */
