@@ -226,16 +226,25 @@ public enum Workload {
 
     /**
      * Read, then conditional puts of value + 1; a refused put carries the current value and index,
-     * which the next attempt starts from. Between attempts a full-jitter pause that grows with the
-     * attempt count (the same bounds as peerbench's loop), so contenders spread out.
+     * which the next attempt starts from. After a refusal, a full-jitter pause that grows with the
+     * pauses taken (the same bounds as peerbench's loop), so contenders spread out; but a put sent after
+     * a pause longer than its own round trip went with state that may have aged during the pause: its
+     * refusal is news rather than contention, and the next put goes at once with the state it carries.
+     * Without that, a contender whose pauses had grown sent only stale puts and could not land one
+     * (peerbench's ZooKeeper loop reads again after its pause for the same reason; here the stale put is
+     * that read, answered by the leader without a log entry, and a put that was not stale saves it).
      */
     public static Outcome increment(RatchetClient client, String key, BooleanSupplier stopping) {
         Item current = client.get(key).orElseThrow(() -> new IllegalStateException("counter " + key + " is gone"));
         int attempts = 0;
+        int pauses = 0;
+        long pausedMillis = -1;
         while (attempts < MAX_ATTEMPTS && !stopping.getAsBoolean()) {
             attempts++;
             long next = Long.parseLong(current.value()) + 1;
+            long sent = System.nanoTime();
             CompareExchangeResult r = client.put(key, next, current.index());
+            long roundMillis = (System.nanoTime() - sent) / 1_000_000;
             if (r.successful()) {
                 return new Outcome(true, attempts);
             }
@@ -243,9 +252,15 @@ public enum Workload {
                 throw new IllegalStateException("counter " + key + " is gone");
             }
             current = r.item();
+            if (pausedMillis > roundMillis) {
+                pausedMillis = -1;
+                continue;
+            }
+            pauses++;
             // Whole milliseconds, 0..ceiling, as peerbench's loop draws them (Thread.sleep with nanoseconds
             // rounds up to the next millisecond on Java 17, which would make every pause longer).
-            pause(ThreadLocalRandom.current().nextLong(HOT_BACKOFF.ceilingNanos(attempts) / 1_000_000 + 1));
+            pausedMillis = ThreadLocalRandom.current().nextLong(HOT_BACKOFF.ceilingNanos(pauses) / 1_000_000 + 1);
+            pause(pausedMillis);
         }
         return new Outcome(false, attempts);
     }

@@ -307,9 +307,12 @@ public final class Retry {
      *       final value and index). No caller is handed an intermediate value paired with that index, so
      *       a caller that writes at that index next cannot undo the others' updates.</li>
      *   <li><b>Refusal</b> (another client moved the item): nothing was applied; every caller still in is
-     *       recomputed from the value and index the refusal returned, with no extra read and never from a
-     *       stale value, after a jittered backoff (this Retry's {@link Backoff}), together with any calls
-     *       that arrived meanwhile (after them in order).</li>
+     *       recomputed from the value and index the refusal returned, with no extra read, after a jittered
+     *       backoff (this Retry's {@link Backoff}), together with any calls that arrived meanwhile (after them
+     *       in order). The state a backoff started from may be stale by its end: a put made after a backoff
+     *       longer than the put's own round trip that is refused goes again at once with the state its
+     *       refusal returned; only a refusal of a put made with fresh state backs off (and counts toward the
+     *       backoff's growth).</li>
      *   <li><b>A function that throws, or returns null</b>, takes only its own caller out, who gets the
      *       exception ({@link InvalidRequestException} for null or an invalid value); the others' values are
      *       computed without it.</li>
@@ -394,6 +397,7 @@ public final class Retry {
                             + me.attempt + " attempts", me.attempt, null, me.trail.snapshot()));
                     break;
                 }
+                slot.pausedFor = pause;
                 round = combiner.drain(slot);
                 round(slot, round, me);
             }
@@ -480,7 +484,15 @@ public final class Retry {
         }
         metrics.conflicted(key);
         metrics.discarded(key, Duration.ofNanos(System.nanoTime() - sent));
-        slot.refusals++;
+        // A put made after a backoff longer than its own round trip carried state as old as the wait: its
+        // refusal hands over the state now, and the next put goes at once with it, as a put made with state
+        // just returned would. Backing off again would make a contender's every put stale, and the longer its
+        // waits grew the less it could ever land. A refusal of a put made with fresh state is contention.
+        Duration putTook = Duration.ofNanos(System.nanoTime() - sent);
+        boolean staleAfterPause = slot.pausedFor != null && slot.pausedFor.compareTo(putTook) > 0;
+        if (!staleAfterPause) {
+            slot.refusals++;
+        }
         Duration pause = null;
         List<UpdateCombiner.Pending> refused = new ArrayList<>(in.size());
         for (UpdateCombiner.Pending p : in) {
@@ -496,10 +508,12 @@ public final class Retry {
                         + " attempts; the last expected index " + index + ", the item is at " + result.index(), p.attempt,
                         conflict, p.trail.snapshot()));
             } else {
-                if (pause == null) {
+                if (pause == null && !staleAfterPause) {
                     pause = delay(slot.refusals);
                 }
-                p.trail.emit(new RetryEvent.Backoff(id, p.attempt, pause));
+                if (pause != null) {
+                    p.trail.emit(new RetryEvent.Backoff(id, p.attempt, pause));
+                }
                 p.retrying = true;
                 refused.add(p);
             }

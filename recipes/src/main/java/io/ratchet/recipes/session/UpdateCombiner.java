@@ -63,6 +63,12 @@ final class UpdateCombiner {
         int refusals;
         /** A wait owed before the next put (the requeued updates' backoff), or null. */
         Duration pause;
+        /**
+         * The wait the put being made follows (null: none): when the wait was longer than the put's round
+         * trip, the state the put was computed from may have aged during it, so its refusal is news, not
+         * contention, and the next put goes at once.
+         */
+        Duration pausedFor;
 
         private Slot(String key) {
             this.key = key;

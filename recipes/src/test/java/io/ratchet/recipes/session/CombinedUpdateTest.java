@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ratchet.client.Backoff;
 import io.ratchet.client.CompareExchangeResult;
 import io.ratchet.client.InvalidRequestException;
 import io.ratchet.client.Metrics;
@@ -38,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,6 +73,47 @@ class CombinedUpdateTest extends OnInProcessCluster {
     void stop() {
         release.countDown();
         pool.shutdownNow();
+    }
+
+    // ---- backoff
+
+    @Test
+    void aPutRefusedAfterABackoffLongerThanItsRoundGoesAgainAtOnceWithTheStateItReturned() {
+        RatchetClient other = cluster.client(InProcessCluster.options(N1));
+        List<RetryEvent> events = new CopyOnWriteArrayList<>();
+        // Every wait is the longest the backoff allows, a second, and another client moves the key during it.
+        Retry.Sleeper moving = d -> {
+            waits.add(d);
+            other.put(KEY, 100, other.get(KEY).orElseThrow().index());
+        };
+        RandomGenerator longest = new RandomGenerator() {
+            @Override
+            public long nextLong() {
+                return 0;
+            }
+
+            @Override
+            public long nextLong(long bound) {
+                return bound - 1;
+            }
+        };
+        Retry waiting = Retry.of(client).withBackoff(new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)))
+                .withSleeper(moving, () -> longest).withListener(events::add);
+        AtomicBoolean interfered = new AtomicBoolean();
+
+        CompareExchangeResult r = waiting.update(KEY, Long.class, 5, v -> {
+            if (interfered.compareAndSet(false, true)) {
+                other.put(KEY, 50, other.get(KEY).orElseThrow().index()); // moves it under the first put: contention
+            }
+            return v + 1;
+        });
+
+        // The first put (from 0) is refused with the state fresh: it backs off, and the key moves to 100 meanwhile.
+        // The second (from 50, aged by the wait) is refused too: news, not contention; the third (from 100) lands.
+        assertEquals(101L, r.valueAs(Long.class));
+        assertEquals(List.of(Duration.ofSeconds(1)), waits, "one backoff");
+        assertEquals(3, events.stream().filter(RetryEvent.Check.class::isInstance).count(), "three puts");
+        assertEquals(1, events.stream().filter(RetryEvent.Backoff.class::isInstance).count());
     }
 
     // ---- escalation
