@@ -90,8 +90,8 @@ public enum Workload {
     /** How long a fair-lock client waits for its turn before it gives up (an exhausted operation). */
     static final Duration FAIR_LOCK_WAIT = Duration.ofSeconds(10);
     /**
-     * The hot loop's pause after its n-th refusal: up to min(50, 2^n) ms, as peerbench's loop pauses,
-     * so the figures compare.
+     * The hot loop's n-th pause (after a refusal of a put made with fresh state): up to min(50, 2^n) ms,
+     * as peerbench's loop pauses, so the figures compare.
      */
     static final Backoff HOT_BACKOFF = new Backoff(Duration.ofMillis(2), Duration.ofMillis(50));
 
