@@ -112,7 +112,7 @@ public final class GroupCommit<T> {
     private final int messagesInFlight;
     private final Hold hold;
     private final LongSupplier nanoClock;
-    /** Asked of each member as its message leaves: false withdraws it ({@link Withdrawn}). */
+    /** Asked of each member as its message leaves: false withdraws it ({@link Withdrawn}); null: nothing is. */
     private final Predicate<T> stillToSend;
     private final Object lock = new Object();
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -133,7 +133,7 @@ public final class GroupCommit<T> {
 
     /** {@code hold}: how long a message waits for the last one's callers (see the class comment). */
     public GroupCommit(Format<T> format, Transport transport, int messagesInFlight, Hold hold) {
-        this(format, transport, messagesInFlight, hold, m -> true, System::nanoTime);
+        this(format, transport, messagesInFlight, hold, null, System::nanoTime);
     }
 
     /**
@@ -276,6 +276,9 @@ public final class GroupCommit<T> {
      */
     @SuppressWarnings("unchecked")
     private Outgoing withoutWithdrawn(Outgoing batch) {
+        if (stillToSend == null) {
+            return batch; // the client's group commits: nothing asked on its send path
+        }
         List<Pending> kept = null;
         int commands = batch.commands();
         for (int i = 0; i < batch.requests().size(); i++) {

@@ -19,6 +19,7 @@ import io.ratchet.protocol.Refusal;
 import io.ratchet.protocol.Request;
 import io.ratchet.protocol.Result;
 import io.ratchet.protocol.Rpc;
+import io.ratchet.statemachine.CompareExchangeStore;
 import io.ratchet.statemachine.RatchetStateMachine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -98,11 +99,12 @@ final class FrontEnd implements AutoCloseable {
     private final ExecutorService staleReading = Executors.newCachedThreadPool(DaemonThreads.named("ratchet-front-end-stale-read"));
     /**
      * A client's batch as it came, decoded and validated once, forwarded in the bytes it arrived in;
-     * {@code withdrawable} while it may still be refused before the log when it leaves the queue.
+     * with its conditional writes ({@link CompareExchangeStore#conditionalWrites}: empty for most), which
+     * may still be refused before the log when it leaves the queue while {@code withdrawable}.
      */
-    private record Checked(Batch decoded, byte[] encoded, int commands, boolean withdrawable) {
+    private record Checked(Batch decoded, List<Command.Op> writes, byte[] encoded, int commands, boolean withdrawable) {
         Checked toLog() {
-            return new Checked(decoded, encoded, commands, false);
+            return new Checked(decoded, writes, encoded, commands, false);
         }
     }
 
@@ -144,7 +146,7 @@ final class FrontEnd implements AutoCloseable {
             // A write queued behind the entry that replaced the index it names goes no further (see refuseBeforeLog).
             this.writes = new GroupCommit<>(BATCHES, batches -> propose(this, batches),
                     Integer.getInteger("ratchet.frontEnd.entriesInFlight", 1), WRITE_HOLD,
-                    checked -> !checked.withdrawable() || machine == null || machine.refusableBeforeLog(checked.decoded()).isEmpty());
+                    checked -> !checked.withdrawable() || checked.writes().isEmpty() || !machine.replaced(checked.writes()));
             this.gets = new GroupCommit<>(GroupCommit.GETS,
                     message -> read(this, message).thenApply(Codec::decodeResults),
                     Integer.getInteger("ratchet.frontEnd.readsInFlight", 1), GroupCommit.QUARTER_ROUND);
@@ -330,7 +332,7 @@ final class FrontEnd implements AutoCloseable {
             decoded.validate();
             later = checkGroup(group, decoded);
             // One batch and nothing after it (the decoder refuses trailing bytes): the rest is its encoding.
-            batch = new Checked(decoded, Arrays.copyOfRange(message, Codec.BATCHES_FRAMING_BYTES, message.length),
+            batch = new Checked(decoded, CompareExchangeStore.conditionalWrites(decoded), Arrays.copyOfRange(message, Codec.BATCHES_FRAMING_BYTES, message.length),
                     batches.get(0).commandCount(), true);
         } catch (InvalidCommandException e) {
             refuse(answer, Refusal.invalid(e.getMessage()));
@@ -382,9 +384,8 @@ final class FrontEnd implements AutoCloseable {
             reply(answer, Codec.encodeResults(refused));
             return;
         }
-        List<Command.Op> stale = machine.refusableBeforeLog(decoded);
-        if (!stale.isEmpty()) {
-            refuseBeforeLog(group, decoded, stale, batch, answer, arrived);
+        if (machine.replaced(batch.writes())) {
+            refuseBeforeLog(group, batch, answer, arrived);
             return;
         }
         propose(group, batch, answer, arrived);
@@ -398,9 +399,8 @@ final class FrontEnd implements AutoCloseable {
      * the read finds decides: a condition that holds there, a resend its session has answered, or a session
      * gone, goes to the log after all (see docs/DESIGN.md, "Hot keys").
      */
-    private void refuseBeforeLog(Group group, Batch decoded, List<Command.Op> writes, Checked batch,
-                                 StreamObserver<byte[]> answer, long arrived) {
-        List<CompletableFuture<List<Result>>> reads = writes.stream().map(w -> group.gets.submit(new Query.Get(w.key()))).toList();
+    private void refuseBeforeLog(Group group, Checked batch, StreamObserver<byte[]> answer, long arrived) {
+        List<CompletableFuture<List<Result>>> reads = batch.writes().stream().map(w -> group.gets.submit(new Query.Get(w.key()))).toList();
         CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).whenComplete((done, error) -> {
             if (error != null) {
                 refuse(answer, refusalFor(group, error)); // nothing was proposed
@@ -408,7 +408,7 @@ final class FrontEnd implements AutoCloseable {
             }
             List<Result> found = new ArrayList<>(reads.size());
             reads.forEach(r -> found.addAll(r.join()));
-            List<Result> refused = group.machine.refusalsBeforeLog(decoded, writes, found);
+            List<Result> refused = group.machine.refusalsBeforeLog(batch.decoded(), batch.writes(), found);
             if (refused == null) {
                 propose(group, batch.toLog(), answer, arrived);
                 return;
@@ -423,7 +423,7 @@ final class FrontEnd implements AutoCloseable {
         group.writes.submit(batch).whenComplete((results, error) -> {
             if (error instanceof GroupCommit.Withdrawn) {
                 // Queued behind the entry that replaced the index it names.
-                refuseBeforeLog(group, batch.decoded(), group.machine.refusableBeforeLog(batch.decoded()), batch, answer, arrived);
+                refuseBeforeLog(group, batch, answer, arrived);
             } else if (error != null) {
                 // Ratis may have appended it before it failed (a leader stepping down fails what is pending).
                 refuse(answer, refusalFor(group, error).afterSubmission());

@@ -311,12 +311,12 @@ public final class CompareExchangeStore {
         Item current = items.get(id);
         Result refused = notAddable(add, current, clusterTime);
         if (refused != null) {
-            count(id, add.key(), true, false);
+            count(id, add.key(), true, false, 0);
             return refused;
         }
         Item after = added(add, current, logIndex, clusterTime);
         Result overQuota = overQuota(Footprint.item(after) - Footprint.item(current));
-        count(id, add.key(), true, overQuota == null);
+        count(id, add.key(), true, overQuota == null, logIndex);
         if (overQuota != null) {
             return overQuota;
         }
@@ -366,12 +366,12 @@ public final class CompareExchangeStore {
         String id = Keys.normalize(op.key());
         Item current = items.get(id);
         if (!holds(op, current, clusterTime)) {
-            count(id, op.key(), false, false);
+            count(id, op.key(), false, false, 0);
             return new Result.Write(false, current == null ? op.key() : current.key(), current);
         }
         Planned write = plan(op, current, logIndex, clusterTime);
         Result overQuota = overQuota(write.growth());
-        count(id, op.key(), true, overQuota == null);
+        count(id, op.key(), true, overQuota == null, logIndex);
         if (overQuota != null) {
             return overQuota;
         }
@@ -660,7 +660,7 @@ public final class CompareExchangeStore {
     }
 
     private Result transaction(Command.Transaction t, long logIndex, long clusterTime) {
-        Evaluated e = evaluate(t.ops(), logIndex, clusterTime);
+        Evaluated e = evaluate(t.ops(), logIndex, clusterTime, true);
         if (e.refusal() != null) {
             return e.refusal();
         }
@@ -678,7 +678,7 @@ public final class CompareExchangeStore {
      * Evaluates every condition of {@code ops} (counting each), then plans their writes at {@code logIndex}
      * and checks them against the quota: what a transaction in one entry and a prepare across groups share.
      */
-    private Evaluated evaluate(List<Command.Op> ops, long logIndex, long clusterTime) {
+    private Evaluated evaluate(List<Command.Op> ops, long logIndex, long clusterTime, boolean writesNow) {
         String[] ids = new String[ops.size()];
         Item[] current = new Item[ops.size()];
         boolean[] held = new boolean[ops.size()];
@@ -701,7 +701,10 @@ public final class CompareExchangeStore {
         }
         Result overQuota = conflicts.isEmpty() ? overQuota(growth) : null;
         for (int i = 0; i < ops.size(); i++) {
-            count(ids[i], ops.get(i).key(), held[i], conflicts.isEmpty() && overQuota == null);
+            boolean committed = conflicts.isEmpty() && overQuota == null;
+            // A prepare's writes land at its settle, if at all; a check writes nothing.
+            boolean wrote = committed && writesNow && ops.get(i).opKind() != Command.Op.Kind.CHECK;
+            count(ids[i], ops.get(i).key(), held[i], committed, wrote ? logIndex : 0);
         }
         if (!conflicts.isEmpty()) {
             return new Evaluated(null, new Result.Txn(false, 0, conflicts));
@@ -729,7 +732,7 @@ public final class CompareExchangeStore {
                 return new Result.Locked(op.key(), other.txn());
             }
         }
-        Evaluated e = evaluate(p.ops(), logIndex, clusterTime);
+        Evaluated e = evaluate(p.ops(), logIndex, clusterTime, false);
         if (e.refusal() != null) {
             return e.refusal();
         }
@@ -883,15 +886,10 @@ public final class CompareExchangeStore {
         return work;
     }
 
-    private void count(String id, String key, boolean held, boolean committed) {
+    /** {@code writtenAt}: the index the write put on the key when it landed now; 0 when it wrote nothing now. */
+    private void count(String id, String key, boolean held, boolean committed, long writtenAt) {
         if (contention != null) {
-            contention.evaluated(id, key, held, committed);
-        }
-    }
-
-    private void written(String id, long index) {
-        if (contention != null) {
-            contention.written(id, index);
+            contention.evaluated(id, key, held, committed, writtenAt);
         }
     }
 
@@ -917,7 +915,6 @@ public final class CompareExchangeStore {
     private Item putItem(Item item) {
         String id = Keys.normalize(item.key());
         items.put(id, item);
-        written(id, item.index());
         tombstones.remove(id);
         changed.add(id);
         return item;
@@ -926,7 +923,6 @@ public final class CompareExchangeStore {
     private void removeItem(Item item, long logIndex) {
         String id = Keys.normalize(item.key());
         items.remove(id);
-        written(id, logIndex);
         tombstones.add(id, logIndex);
         changed.add(id);
         if (tombstones.size() > MAX_TOMBSTONES) {

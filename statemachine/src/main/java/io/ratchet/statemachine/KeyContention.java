@@ -58,9 +58,11 @@ public final class KeyContention {
 
     /**
      * One condition on {@code key} was evaluated; {@code committed} when its write landed (false for a
-     * condition that held in a transaction that another condition failed: neither a commit nor a refusal).
+     * condition that held in a transaction that another condition failed: neither a commit nor a refusal);
+     * {@code writtenAt} the index the write put on the key as it landed (0: it wrote nothing now, as a check,
+     * or a prepare, whose writes land at its settle if at all), which {@link #replacedBelow} follows.
      */
-    synchronized void evaluated(String normalizedKey, String key, boolean held, boolean committed) {
+    synchronized void evaluated(String normalizedKey, String key, boolean held, boolean committed, long writtenAt) {
         Counter c = held ? counters.get(normalizedKey) : counters.computeIfAbsent(normalizedKey, k -> new Counter(key));
         if (c == null) {
             return;
@@ -72,19 +74,12 @@ public final class KeyContention {
         if (!held) {
             c.refused++;
         }
+        // Every index below a write's is gone for good: a key's index only grows (a removed key comes back later).
+        if (writtenAt > c.replacedBelow) {
+            c.replacedBelow = writtenAt;
+        }
         if (counters.size() > MAX_KEYS) {
             shrink();
-        }
-    }
-
-    /**
-     * Apply wrote the key at {@code index} (a put's new index, or the index of the entry that removed it): every
-     * index below it is gone for good, as a key's index only grows. Followed for tracked keys only.
-     */
-    synchronized void written(String normalizedKey, long index) {
-        Counter c = counters.get(normalizedKey);
-        if (c != null && index > c.replacedBelow) {
-            c.replacedBelow = index;
         }
     }
 
@@ -100,7 +95,7 @@ public final class KeyContention {
 
     /** The leader refused a condition on {@code key} before the log (see {@link #replacedBelow}): an attempt refused. */
     public void refusedBeforeLog(String normalizedKey, String key) {
-        evaluated(normalizedKey, key, false, false);
+        evaluated(normalizedKey, key, false, false, 0);
     }
 
     /** The {@code limit} keys refused most often (ties: most attempts), most first. */

@@ -551,19 +551,18 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     /**
-     * The writes of {@code batch} whose conditions can never hold again, when that is all of them: its
-     * conditional writes ({@link CompareExchangeStore#conditionalWrites}) when each names an index below the
-     * latest write this node applied to its key ({@link KeyContention#replacedBelow}, known for contended
-     * keys). Empty otherwise. Takes no lock: for the leader's front end, on every write.
+     * Whether {@code writes} (a batch's {@link CompareExchangeStore#conditionalWrites}) can never land: there
+     * is one at least, and each names an index below the latest write this node applied to its key
+     * ({@link KeyContention#replacedBelow}, known for contended keys). Takes no lock: for the leader's front
+     * end, on every such write.
      */
-    public List<Command.Op> refusableBeforeLog(Batch batch) {
-        List<Command.Op> writes = CompareExchangeStore.conditionalWrites(batch);
+    public boolean replaced(List<Command.Op> writes) {
         for (Command.Op op : writes) {
             if (op.index() >= contention.replacedBelow(Keys.normalize(op.key()))) {
-                return List.of();
+                return false;
             }
         }
-        return writes;
+        return !writes.isEmpty();
     }
 
     /** {@link CompareExchangeStore#refusalsBeforeLog}, against the state as applied now. */

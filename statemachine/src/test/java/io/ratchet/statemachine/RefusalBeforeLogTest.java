@@ -67,8 +67,14 @@ class RefusalBeforeLogTest {
         apply(new Command.Put("COUNTER", "0", 0, null));
         assertEquals(6, replacedBelow("counter"), "by the key's normal form");
 
+        assertTrue(apply(new Command.Transaction(List.of(new Command.Check("counter", 6), new Command.Put("other", "1", 0, null))))
+                instanceof Result.Txn t && t.successful());
+        assertEquals(6, replacedBelow("counter"), "a check in a transaction that landed wrote nothing: 6 is still its index");
+        apply(new Command.Transaction(List.of(new Command.Put("counter", "1", 6, null))));
+        assertEquals(8, replacedBelow("counter"), "a transaction's put");
+
         apply(new Command.Put("quiet", "0", 0, null));
-        apply(new Command.Put("quiet", "1", 7, null));
+        apply(new Command.Put("quiet", "1", 9, null));
         assertEquals(0, replacedBelow("quiet"), "a key never refused is not followed");
     }
 
