@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <li>hold every committed entry (a node back from a restart leads nothing yet but may still be catching
  *     up: handed a group then, it would keep the group's writes refused until it caught up, up to the
  *     transfer's {@link HandOver#TRANSFER_MILLIS}),
- * <li>have answered within a second at every look (once a second) for the last {@link #STEADY}: a node
+ * <li>have answered within a second at every look (once a second) for the last {@link #steady()}: a node
  *     that was down, paused or cut off a moment ago is not handed a group. In the chaos runs a node handed
  *     a group 10-20 s after its restart, caught up in that group but not yet in the others and with its
  *     JVM still compiling, took up to 1.7 s to commit as the new leader, and every workload of the group
@@ -45,13 +45,18 @@ import org.slf4j.LoggerFactory;
  */
 final class LeaderBalancer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderBalancer.class);
-    /** How often a node looks: {@code ratchet.balance.intervalMillis}, 5 s unless set. */
-    static final Duration INTERVAL = Duration.ofMillis(Long.getLong("ratchet.balance.intervalMillis", 5_000));
+    /** How often a node looks: {@code ratchet.balance.intervalMillis}, 5 s unless set when the node starts. */
+    static Duration interval() {
+        return Duration.ofMillis(Long.getLong("ratchet.balance.intervalMillis", 5_000));
+    }
+
     /**
      * How long a voter must have answered at every look before it is handed a group:
-     * {@code ratchet.balance.steadyMillis}, 30 s unless set.
+     * {@code ratchet.balance.steadyMillis}, 30 s unless set when the node starts.
      */
-    static final Duration STEADY = Duration.ofMillis(Long.getLong("ratchet.balance.steadyMillis", 30_000));
+    static Duration steady() {
+        return Duration.ofMillis(Long.getLong("ratchet.balance.steadyMillis", 30_000));
+    }
     /** How often a node looks at its followers, to tell a steady one from one that was away. */
     private static final Duration LOOK = Duration.ofSeconds(1);
     private static final long HEARD_WITHIN_MILLIS = 1_000;
@@ -62,7 +67,7 @@ final class LeaderBalancer implements AutoCloseable {
     private final PaceAsker pace;
     private final double slowShare;
     private final List<HandOver> handOvers = new ArrayList<>();
-    private final Steadiness steadiness = new Steadiness(STEADY);
+    private final Steadiness steadiness;
     private final ScheduledExecutorService timer =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-leader-balancer"));
 
@@ -71,8 +76,10 @@ final class LeaderBalancer implements AutoCloseable {
      * @param slowShare a candidate at or over this share is passed over (the slow-leader watch's threshold;
      *                  0 passes over nobody)
      */
-    LeaderBalancer(RaftServer server, List<RaftGroupId> groups, Duration interval, PaceAsker pace, double slowShare) {
+    LeaderBalancer(RaftServer server, List<RaftGroupId> groups, Duration interval, Duration steady, PaceAsker pace,
+                   double slowShare) {
         this.server = server;
+        this.steadiness = new Steadiness(steady);
         this.groups = List.copyOf(groups);
         this.pace = pace;
         this.slowShare = slowShare;

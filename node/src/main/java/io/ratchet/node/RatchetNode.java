@@ -140,8 +140,8 @@ public final class RatchetNode implements AutoCloseable {
                 pace::stalledShare, () -> slowLeaders.stream().mapToLong(SlowLeaderWatch::handedOver).sum());
         this.reconnect = new PeerReconnect(server, config.peers().keySet().stream()
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
-        this.balancer = groupIds.size() == 1 ? null : new LeaderBalancer(server, groupIds, LeaderBalancer.INTERVAL,
-                paceAsker, SlowLeaderWatch.threshold());
+        this.balancer = groupIds.size() == 1 ? null : new LeaderBalancer(server, groupIds, LeaderBalancer.interval(),
+                LeaderBalancer.steady(), paceAsker, SlowLeaderWatch.threshold());
         this.recovery = groupIds.size() == 1 ? null : new TransactionRecovery(server, groupIds, clock);
     }
 

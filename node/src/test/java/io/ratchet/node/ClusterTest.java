@@ -265,7 +265,7 @@ class ClusterTest {
     void withoutAMajorityAWriteIsRefusedOrInDoubtAndARefusedOneIsNeverAppliedLater() {
         try (LocalCluster cluster = LocalCluster.start(3, dir)) {
             RatchetClient client = cluster.client(ClientOptions.parse(cluster.peers())
-                    .withTimeouts(Duration.ofSeconds(1), 4, Duration.ofSeconds(5)));
+                    .withTimeouts(Duration.ofMillis(500), 3, Duration.ofSeconds(2)));
             assertTrue(client.put("k", 1, 0).successful());
             String leader = cluster.awaitLeader();
             cluster.nodeIds().stream().filter(id -> !id.equals(leader)).forEach(cluster::stopNode);

@@ -204,7 +204,7 @@ class FuzzTest extends SharedClusterTest {
                 {"PUT", "/v1/items/" + key}, {"DELETE", "/v1/items/" + key}, {"GET", "/v1/items/" + key},
                 {"POST", "/v1/txn"}, {"PUT", "/v1/docs/" + key}, {"POST", "/v1/locks/" + key},
                 {"PUT", "/v1/locks/" + key}, {"DELETE", "/v1/locks/" + key}, {"POST", "/v1/reservations/" + key},
-                {"GET", "/v1/items?prefix=fuzz/&start=0&pageSize=10"}, {"GET", "/v1/watch/" + key + "?after=0&timeout=1s"},
+                {"GET", "/v1/items?prefix=fuzz/&start=0&pageSize=10"}, {"GET", "/v1/watch/" + key + "?after=0&timeout=50ms"},
                 {"PATCH", "/v1/items/" + key}, {"GET", "/v1/nothing/here"}};
         String[] route = routes[random.nextInt(routes.length)];
         String method = route[0];

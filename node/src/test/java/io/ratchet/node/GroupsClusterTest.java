@@ -208,7 +208,19 @@ class GroupsClusterTest {
 
     @Test
     void leadersAllOnOneNodeSpreadBackOverTheNodes() throws Exception {
-        try (LocalCluster cluster = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS))) {
+        // The nodes read the balancer's pace as they start: a round a second, and a voter steady after 3 s
+        // (30 s in production), so the test waits seconds for what takes a node a minute.
+        Duration steady = Duration.ofSeconds(3);
+        System.setProperty("ratchet.balance.intervalMillis", "1000");
+        System.setProperty("ratchet.balance.steadyMillis", Long.toString(steady.toMillis()));
+        LocalCluster started;
+        try {
+            started = LocalCluster.start(3, dir, c -> c.withGroups(GROUPS));
+        } finally {
+            System.clearProperty("ratchet.balance.intervalMillis");
+            System.clearProperty("ratchet.balance.steadyMillis");
+        }
+        try (LocalCluster cluster = started) {
             for (int g = 0; g < GROUPS; g++) {
                 int group = g;
                 String leader = cluster.awaitLeader(g);
@@ -220,8 +232,8 @@ class GroupsClusterTest {
                 }
             }
             // n1 led all four: the spread settles at two, one and one, once n1 has heard n2 and n3 answer
-            // for LeaderBalancer.STEADY since it took the groups (30 s), a round or two later.
-            await().atMost(LeaderBalancer.STEADY.plusSeconds(45)).until(() -> spread(cluster).equals(List.of(1, 1, 2)));
+            // for the steady time since it took the groups, a round or two later.
+            await().atMost(steady.plusSeconds(30)).until(() -> spread(cluster).equals(List.of(1, 1, 2)));
             RatchetClient client = cluster.client();
             for (int g = 0; g < GROUPS; g++) {
                 assertTrue(client.put(keyInGroup("balanced/", g), g, 0).successful());
