@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * the node), and uses answers up to {@link #FRESH} old, since a
  * question a starved node asks comes back seconds late (2 s under a 10 % quota). Two looks 500 ms apart
  * over two seconds, each asking then, handed over 1.5 to 3.3 s into a 10 % quota, and the writers' gap
- * with the election after it was over 2 s; now about 0.6 s. The threshold is
+ * with the election after it was over 2 s; now about 0.6 s. It hands nothing over in the node's first
+ * {@link #START_UP}. The threshold is
  * {@code -Dratchet.slow.leader.share} (default 0.3: the leader waited for CPU 30 % of the last second; 0
  * turns the watch off).
  */
@@ -47,6 +48,15 @@ final class SlowLeaderWatch implements AutoCloseable {
     /** How long a voter's pace answer may take. */
     static final long ASK_MILLIS = 1_000;
     static final Duration COOLDOWN = Duration.ofSeconds(5);
+    /**
+     * How long after the node starts the watch hands nothing over. A JVM that has just started spends its
+     * first seconds compiling its own code, beside the other nodes doing the same: its stalled share then
+     * measures its start, not its machine, and the voter it would hand to has never led (its first time
+     * as leader is slow too, docs/DESIGN.md "Failover"). In chaos runs on a fresh cluster the watch handed
+     * over 8 to 11 s after the JVMs started (the leader at 32 %, a voter at 5 %), and writers then waited
+     * up to 3.7 s for the group, long enough to lose a 5 s lease taken just before.
+     */
+    static final Duration START_UP = Duration.ofSeconds(15);
     /**
      * Voters heard from within this are asked. Wide, because a starved leader handles its followers'
      * answers late too, so a second would leave out live voters just when they are needed; a voter that is
@@ -63,6 +73,7 @@ final class SlowLeaderWatch implements AutoCloseable {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-slow-leader"));
     // Touched on the timer's thread only.
     private long lastHandOver = System.nanoTime() - COOLDOWN.toNanos();
+    private final long handsFrom = System.nanoTime() + START_UP.toNanos();
 
     /** {@code pace} is the node's, shared with its other groups' watches; closing this leaves it open. */
     SlowLeaderWatch(RaftServer server, RaftGroupId groupId, PaceMeter meter, PaceAsker pace) {
@@ -119,7 +130,7 @@ final class SlowLeaderWatch implements AutoCloseable {
             }
             long now = System.nanoTime();
             ask(division);
-            if (now - lastHandOver < COOLDOWN.toNanos()) {
+            if (now - lastHandOver < COOLDOWN.toNanos() || now - handsFrom < 0) {
                 return;
             }
             double own = meter.stalledShare();
