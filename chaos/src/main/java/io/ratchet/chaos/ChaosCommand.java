@@ -78,6 +78,10 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "mean quiet time between faults (default ${DEFAULT-VALUE})")
     Duration interval;
 
+    @Option(names = "--warmup", defaultValue = "5s", converter = DurationConverter.class,
+            description = "how long the clients run before the first fault, part of --duration (default ${DEFAULT-VALUE})")
+    Duration warmup;
+
     @Option(names = "--fault-duration", defaultValue = "4s", converter = DurationConverter.class,
             description = "mean time a fault lasts before it is healed (default ${DEFAULT-VALUE})")
     Duration faultDuration;
@@ -186,7 +190,7 @@ public final class ChaosCommand implements Callable<Integer> {
         RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
                 interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
                 Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), testMode(),
-                tls, auth, resources, groups, abandon, load, maxGap);
+                tls, auth, resources, groups, abandon, load, maxGap, warmup);
         ChaosRun.Result result = ChaosRun.execute(settings, System.err);
         PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         stdout.print(result.report());

@@ -104,7 +104,9 @@ public final class ChaosRun {
         report.field("cluster", settings.nodes() + " nodes" + (settings.security() == null ? ""
                 : settings.auth() ? ", TLS on every port, authentication on" : ", TLS on every port"));
         report.field("duration", settings.duration().toSeconds() + " s, " + trim(settings.rate()) + " ops/s and "
-                + settings.concurrency() + " processes per workload, seed " + settings.seed());
+                + settings.concurrency() + " processes per workload, seed " + settings.seed()
+                + (settings.warmup().isZero() || settings.nemesis() == NemesisKind.NONE ? ""
+                : "; the first fault after " + trim(settings.warmup().toMillis() / 1000.0) + " s"));
         if (settings.load() > 0) {
             report.field("load", settings.load() + " client instances beside the workloads, reserve and update back to back, unchecked");
         }
@@ -275,8 +277,12 @@ public final class ChaosRun {
                 background.start();
             }
             pools.forEach(WorkerPool::start);
+            // The nemesis waits out the warm-up: the clients' first operations (connections, sessions, every
+            // path run for the first time on nodes and harness) take seconds on a small machine, and a fault
+            // then measures the start, not the fault.
+            Thread.sleep(settings.warmup().toMillis());
             loops.forEach(NemesisLoop::start);
-            Thread.sleep(settings.duration().toMillis());
+            Thread.sleep(settings.duration().minus(settings.warmup()).toMillis());
             log("stopping the nemesis and the clients");
             if (resources != null) {
                 resources.close();

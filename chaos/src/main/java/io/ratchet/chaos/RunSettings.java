@@ -35,12 +35,16 @@ import java.util.List;
  * @param load                 client instances running reserve and update at full speed beside the workloads,
  *                             unchecked ({@link BackgroundLoad}); 0: none
  * @param maxGap               the longest availability gap a valid run may have ({@link Availability}); null: any
+ * @param warmup               how long the clients run before the nemesis starts, part of {@code duration}: faults
+ *                             land on a cluster in its stride, not in its start (first connections, sessions and
+ *                             every code path compiled for the first time)
  */
 public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, String workload, long seed, double rate,
                           int concurrency, Path runDir, Path ratchetJar, Duration quietSpell, Duration faultSpell,
                           Duration operationTimeout, Duration checkBudget, long snapshotThreshold,
                           List<String> nodeJvmOptions, TestMode testMode, boolean tls, boolean auth,
-                          Duration resourceInterval, int groups, double abandon, int load, Duration maxGap) {
+                          Duration resourceInterval, int groups, double abandon, int load, Duration maxGap,
+                          Duration warmup) {
     public RunSettings {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, not " + nodes);
@@ -65,6 +69,10 @@ public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, Str
         }
         if (maxGap != null && (maxGap.isNegative() || maxGap.isZero())) {
             throw new IllegalArgumentException("--max-gap must be positive");
+        }
+        if (warmup.isNegative() || warmup.compareTo(duration) >= 0) {
+            throw new IllegalArgumentException("--warmup must be at least 0 and shorter than --duration (" + duration.toSeconds()
+                    + " s), not " + warmup.toMillis() + " ms");
         }
         nodeJvmOptions = List.copyOf(nodeJvmOptions);
     }

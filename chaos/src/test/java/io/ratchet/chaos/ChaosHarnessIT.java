@@ -113,7 +113,7 @@ class ChaosHarnessIT {
     @Test
     void appendTransactionsAcrossFourGroupsAreSerializable() throws Exception {
         Run run = chaos("append-groups", "--workload", "append", "--groups", "4", "--nemesis", "kill-leader",
-                "--duration", "20s", "--abandon", "0.05", "--seed", "9");
+                "--duration", "15s", "--abandon", "0.05", "--seed", "9");
         assertEquals(0, run.code, run.toString());
         assertEquals("valid", run.summary.path("checks").path("append").asText(), run.toString());
         JsonNode append = run.summary.path("details").path("append");
@@ -216,7 +216,7 @@ class ChaosHarnessIT {
      */
     @Test
     void registersStayLinearizableOnATlsClusterWithAuthentication() throws Exception {
-        Run run = chaos("tls-auth", "--workload", "register", "--nemesis", "kill-leader", "--duration", "15s", "--seed", "3",
+        Run run = chaos("tls-auth", "--workload", "register", "--nemesis", "kill-leader", "--duration", "12s", "--seed", "3",
                 "--tls", "--auth");
         assertEquals(0, run.code, run.toString());
         assertEquals("tls+auth", run.summary.get("security").asText());
@@ -237,7 +237,7 @@ class ChaosHarnessIT {
      */
     @Test
     void lockHoldersNeverOverlapWhileNodesClocksStep() throws Exception {
-        Run run = chaos("clock", "--workload", "locks", "--nemesis", "clock", "--duration", "20s",
+        Run run = chaos("clock", "--workload", "locks", "--nemesis", "clock", "--duration", "15s",
                 "--interval", "2s", "--fault-duration", "3s", "--seed", "7");
         assertEquals(0, run.code, run.toString());
         assertEquals("valid", run.summary.path("checks").path("locks").asText(), run.toString());
