@@ -1,5 +1,7 @@
 package io.ratchet.cli;
 
+import io.ratchet.client.ClientOptions;
+import io.ratchet.client.RatchetClient;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +45,15 @@ final class ScriptRunner {
         command.add("scripts/ratchet");
         command.addAll(args);
         return run(command, 60);
+    }
+
+    /** A Java client of the cluster the scripts started (no TLS), for what a test does in bulk. The caller closes it. */
+    RatchetClient client() throws IOException {
+        StringBuilder peers = new StringBuilder();
+        for (int i = 1; i <= nodes; i++) {
+            peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(basePort() + i);
+        }
+        return RatchetClient.connect(ClientOptions.parse(peers.toString()));
     }
 
     Run run(List<String> command, int timeoutSeconds) throws IOException, InterruptedException {
