@@ -208,6 +208,11 @@ class QuotaClusterTest {
     void theLeaderRefusesAQuotaItsDiskCannotHold() {
         try (LocalCluster cluster = LocalCluster.start(3, dir)) {
             RatchetClient admin = cluster.client();
+            // The first ready leader proposes the nodes' configured quota (QuotaBootstrap); until that lands
+            // the state answers with its default, so a quota read before it would change under the test.
+            for (String id : cluster.nodeIds()) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> machine(cluster, id).quotaSet());
+            }
             long disk = dir.toFile().getTotalSpace();
             if (disk < Limits.MAX_QUOTA_BYTES) {
                 long before = admin.quota().quota();
