@@ -82,6 +82,10 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "how long the clients run before the first fault, part of --duration (default ${DEFAULT-VALUE})")
     Duration warmup;
 
+    @Option(names = "--renew-lease", defaultValue = "5s", converter = DurationConverter.class,
+            description = "the lease of the renew workload's locks, renewed every third of it (default ${DEFAULT-VALUE})")
+    Duration renewLease;
+
     @Option(names = "--fault-duration", defaultValue = "4s", converter = DurationConverter.class,
             description = "mean time a fault lasts before it is healed (default ${DEFAULT-VALUE})")
     Duration faultDuration;
@@ -190,7 +194,7 @@ public final class ChaosCommand implements Callable<Integer> {
         RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
                 interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
                 Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), testMode(),
-                tls, auth, resources, groups, abandon, load, maxGap, warmup);
+                tls, auth, resources, groups, abandon, load, maxGap, warmup, renewLease);
         ChaosRun.Result result = ChaosRun.execute(settings, System.err);
         PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         stdout.print(result.report());

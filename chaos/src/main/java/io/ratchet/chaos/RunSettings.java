@@ -38,13 +38,14 @@ import java.util.List;
  * @param warmup               how long the clients run before the nemesis starts, part of {@code duration}: faults
  *                             land on a cluster in its stride, not in its start (first connections, sessions and
  *                             every code path compiled for the first time)
+ * @param renewLease           the lease of the renew workload's locks (renewed every third of it)
  */
 public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, String workload, long seed, double rate,
                           int concurrency, Path runDir, Path ratchetJar, Duration quietSpell, Duration faultSpell,
                           Duration operationTimeout, Duration checkBudget, long snapshotThreshold,
                           List<String> nodeJvmOptions, TestMode testMode, boolean tls, boolean auth,
                           Duration resourceInterval, int groups, double abandon, int load, Duration maxGap,
-                          Duration warmup) {
+                          Duration warmup, Duration renewLease) {
     public RunSettings {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, not " + nodes);
@@ -73,6 +74,9 @@ public record RunSettings(int nodes, Duration duration, NemesisKind nemesis, Str
         if (warmup.isNegative() || warmup.compareTo(duration) >= 0) {
             throw new IllegalArgumentException("--warmup must be at least 0 and shorter than --duration (" + duration.toSeconds()
                     + " s), not " + warmup.toMillis() + " ms");
+        }
+        if (renewLease.toMillis() < 300) {
+            throw new IllegalArgumentException("--renew-lease must be at least 300 ms, not " + renewLease.toMillis() + " ms");
         }
         nodeJvmOptions = List.copyOf(nodeJvmOptions);
     }

@@ -47,12 +47,12 @@ final class Workloads {
             case "locks" -> List.of(new LocksWorkload());
             case "fair-lock" -> List.of(new FairLockWorkload());
             case "semaphore" -> List.of(new SemaphoreWorkload());
-            case "renew" -> List.of(new RenewWorkload());
+            case "renew" -> List.of(new RenewWorkload(settings.renewLease()));
             case "bank" -> List.of(BankWorkload.withTransactions(settings.abandon()));
             case "watch" -> List.of(new WatchWorkload());
             case "append" -> List.of(append(settings));
             case "all" -> List.of(register(settings), new ReservationsWorkload(), new LocksWorkload(),
-                    new FairLockWorkload(), new SemaphoreWorkload(), new RenewWorkload(), BankWorkload.withTransactions(settings.abandon()), new WatchWorkload(),
+                    new FairLockWorkload(), new SemaphoreWorkload(), new RenewWorkload(settings.renewLease()), BankWorkload.withTransactions(settings.abandon()), new WatchWorkload(),
                     append(settings));
             default -> throw new IllegalArgumentException("unknown workload '" + name + "'; choose one of " + NAMES);
         };

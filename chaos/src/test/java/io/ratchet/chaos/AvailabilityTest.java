@@ -367,6 +367,6 @@ class AvailabilityTest {
     private static RunSettings settings(int groups, double abandon) {
         return new RunSettings(3, Duration.ofSeconds(1), NemesisKind.KILL_LEADER, "all", 1, 1, 1, java.nio.file.Path.of("unused"),
                 java.nio.file.Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Duration.ofSeconds(1), 1000, List.of(), TestMode.NONE, false, false, Duration.ZERO, groups, abandon, 0, null, Duration.ZERO);
+                Duration.ofSeconds(1), 1000, List.of(), TestMode.NONE, false, false, Duration.ZERO, groups, abandon, 0, null, Duration.ZERO, Duration.ofSeconds(5));
     }
 }

@@ -20,7 +20,7 @@ class WorkloadsTest {
     void noTwoWorkloadsShareAKeyPrefix() {
         RunSettings settings = new RunSettings(3, Duration.ofSeconds(1), NemesisKind.NONE, "all", 1, 1, 1, Path.of("unused"),
                 Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                1000, List.of(), TestMode.NONE, true, true, Duration.ZERO, 1, 0.005, 0, null, Duration.ZERO);
+                1000, List.of(), TestMode.NONE, true, true, Duration.ZERO, 1, 0.005, 0, null, Duration.ZERO, Duration.ofSeconds(5));
         List<Workload> all = Workloads.named("all", settings);
         for (Workload a : all) {
             assertFalse(a.keyPrefixes().isEmpty(), a.name());
@@ -45,7 +45,7 @@ class WorkloadsTest {
     void theLoadKeepsOutOfEveryWorkloadsKeys() {
         RunSettings settings = new RunSettings(3, Duration.ofSeconds(1), NemesisKind.NONE, "all", 1, 1, 1, Path.of("unused"),
                 Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                1000, List.of(), TestMode.NONE, false, false, Duration.ZERO, 1, 0.005, 16, null, Duration.ZERO);
+                1000, List.of(), TestMode.NONE, false, false, Duration.ZERO, 1, 0.005, 16, null, Duration.ZERO, Duration.ofSeconds(5));
         for (Workload w : Workloads.named("all", settings)) {
             for (String p : w.keyPrefixes()) {
                 String lp = p.toLowerCase(Locale.ROOT);
@@ -59,7 +59,7 @@ class WorkloadsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new RunSettings(3, Duration.ofSeconds(1), NemesisKind.NONE, "all", 1, 1, 1, Path.of("unused"),
                         Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                        Duration.ofSeconds(1), 1000, List.of(), TestMode.NONE, false, true, Duration.ZERO, 1, 0.005, 0, null, Duration.ZERO));
+                        Duration.ofSeconds(1), 1000, List.of(), TestMode.NONE, false, true, Duration.ZERO, 1, 0.005, 0, null, Duration.ZERO, Duration.ofSeconds(5)));
         assertTrue(e.getMessage().contains("--auth needs --tls"), e.getMessage());
     }
 
@@ -69,7 +69,7 @@ class WorkloadsTest {
                 () -> new RunSettings(3, Duration.ofSeconds(5), NemesisKind.KILL_LEADER, "all", 1, 1, 1, Path.of("unused"),
                         Path.of("unused"), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
                         Duration.ofSeconds(1), 1000, List.of(), TestMode.NONE, false, false, Duration.ZERO, 1, 0.005, 0, null,
-                        Duration.ofSeconds(5)));
+                        Duration.ofSeconds(5), Duration.ofSeconds(5)));
         assertTrue(e.getMessage().contains("--warmup must be at least 0 and shorter than --duration (5 s)"), e.getMessage());
     }
 }

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A live holder keeps its lock: each process takes a lock of its own ({@link Locks}, a 5 s lease), holds
+ * A live holder keeps its lock: each process takes a lock of its own ({@link Locks}, a 5 s lease unless
+ * the run says otherwise, {@code --renew-lease}), holds
  * it for {@link #HOLD}, renewing it every third of its lease as a service keeping a leader's lock or a
  * long job's lock does, then releases it and takes it again. Nobody else wants these locks, so the only
  * way to lose one is a renewal that did not land within the lease: a stall of the cluster longer than two
@@ -31,14 +32,22 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RenewWorkload implements Workload {
     /** Starts every lock name of this workload; the process' number follows. */
     static final String NAME_PREFIX = "renew-";
-    static final Duration LEASE = Duration.ofSeconds(5);
-    /** How often a holder renews: a third of the lease, so that two renewals may fail before it is lost. */
-    static final Duration EVERY = LEASE.dividedBy(3);
+    /** The lease a run gives its locks unless it says otherwise. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(5);
     /** How long a process holds its lock before it releases it and takes it again. */
     static final Duration HOLD = Duration.ofSeconds(15);
 
     private final AtomicLong workers = new AtomicLong();
     private final AtomicLong owners = new AtomicLong();
+    private final Duration lease;
+    /** How often a holder renews: a third of the lease, so that two renewals may fail before it is lost. */
+    private final Duration every;
+
+    /** @param lease its locks' lease ({@link io.ratchet.chaos.RunSettings} has checked it) */
+    public RenewWorkload(Duration lease) {
+        this.lease = lease;
+        this.every = lease.dividedBy(3);
+    }
 
     @Override
     public String name() {
@@ -91,7 +100,7 @@ public final class RenewWorkload implements Workload {
             } else if (System.nanoTime() - releaseAt >= 0) {
                 release(process);
             } else {
-                long due = lastSent + EVERY.toNanos() - System.nanoTime();
+                long due = lastSent + every.toNanos() - System.nanoTime();
                 if (due > 0) {
                     LockWorkload.sleep(TimeUnit.NANOSECONDS.toMillis(due));
                 }
@@ -115,7 +124,7 @@ public final class RenewWorkload implements Workload {
             long[] sent = new long[1];
             Outcome<Optional<Lease>> grant = process.write("acquire", key, input(owner), () -> {
                 sent[0] = System.nanoTime();
-                return candidate.tryAcquire(LEASE);
+                return candidate.tryAcquire(lease);
             }, lease -> {
                 ObjectNode o = History.object().put("granted", lease.isPresent());
                 lease.ifPresent(l -> o.put("token", l.fencingToken()).put("index", l.currentIndex()));
@@ -189,7 +198,7 @@ public final class RenewWorkload implements Workload {
         }
 
         private ObjectNode input(String owner) {
-            return History.object().put("owner", owner).put("lease_ms", LEASE.toMillis());
+            return History.object().put("owner", owner).put("lease_ms", lease.toMillis());
         }
     }
 }
