@@ -72,8 +72,8 @@ final class SlowLeaderWatch implements AutoCloseable {
     private final PaceAsker pace;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-slow-leader"));
     // Touched on the timer's thread only.
-    private long lastHandOver = System.nanoTime() - COOLDOWN.toNanos();
-    private final long handsFrom = System.nanoTime() + START_UP.toNanos();
+    /** No hand-over before this: the node's start-up, then each hand-over's cooldown. */
+    private long quietUntil = System.nanoTime() + START_UP.toNanos();
 
     /** {@code pace} is the node's, shared with its other groups' watches; closing this leaves it open. */
     SlowLeaderWatch(RaftServer server, RaftGroupId groupId, PaceMeter meter, PaceAsker pace) {
@@ -130,7 +130,7 @@ final class SlowLeaderWatch implements AutoCloseable {
             }
             long now = System.nanoTime();
             ask(division);
-            if (now - lastHandOver < COOLDOWN.toNanos() || now - handsFrom < 0) {
+            if (now - quietUntil < 0) {
                 return;
             }
             double own = meter.stalledShare();
@@ -192,7 +192,7 @@ final class SlowLeaderWatch implements AutoCloseable {
     }
 
     private void handOver(double own, String target, Map<String, PaceAsker.Answer> voters) {
-        lastHandOver = System.nanoTime();
+        quietUntil = System.nanoTime() + COOLDOWN.toNanos();
         LOG.warn("node {} leads, but waited for CPU {}% of the last second while {} waited {}% (voters: {}): "
                         + "every write waits on this node; handing leadership to {}", server.getId(), percent(own),
                 target, percent(voters.get(target).share()), voters, target);

@@ -32,21 +32,16 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RenewWorkload implements Workload {
     /** Starts every lock name of this workload; the process' number follows. */
     static final String NAME_PREFIX = "renew-";
-    /** The lease a run gives its locks unless it says otherwise. */
-    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(5);
     /** How long a process holds its lock before it releases it and takes it again. */
     static final Duration HOLD = Duration.ofSeconds(15);
 
     private final AtomicLong workers = new AtomicLong();
     private final AtomicLong owners = new AtomicLong();
     private final Duration lease;
-    /** How often a holder renews: a third of the lease, so that two renewals may fail before it is lost. */
-    private final Duration every;
 
     /** @param lease its locks' lease ({@link io.ratchet.chaos.RunSettings} has checked it) */
     public RenewWorkload(Duration lease) {
         this.lease = lease;
-        this.every = lease.dividedBy(3);
     }
 
     @Override
@@ -100,7 +95,8 @@ public final class RenewWorkload implements Workload {
             } else if (System.nanoTime() - releaseAt >= 0) {
                 release(process);
             } else {
-                long due = lastSent + every.toNanos() - System.nanoTime();
+                // Every third of the lease, so that two renewals may fail before it is lost.
+                long due = lastSent + lease.toNanos() / 3 - System.nanoTime();
                 if (due > 0) {
                     LockWorkload.sleep(TimeUnit.NANOSECONDS.toMillis(due));
                 }
