@@ -230,10 +230,12 @@ public final class RatchetNode implements AutoCloseable {
         if (tls != null) {
             GrpcConfigKeys.TLS.setConf(parameters, tls.ratis());
         }
+        RaftProperties properties = properties(config);
+        LeaderRehearsal.once(properties);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(config.id()))
                 .setGroup(group)
-                .setProperties(properties(config))
+                .setProperties(properties)
                 .setParameters(parameters)
                 .setStateMachineRegistry(id -> {
                     int g = groupIds.indexOf(id);

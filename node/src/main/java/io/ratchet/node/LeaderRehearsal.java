@@ -1,0 +1,221 @@
+package io.ratchet.node;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+
+import ch.qos.logback.classic.Level;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs Ratis' leader path once in this JVM before the node can be elected: two throwaway servers on loopback
+ * ports and a temporary directory elect a leader, which replicates a few writes and answers a few reads;
+ * then both are closed and the directory deleted.
+ *
+ * <p>Why: the first time a JVM's Raft server becomes a leader, Ratis loads, verifies and links the leader's
+ * classes and lambdas (its state, the appenders, their metrics) on the election thread. On a busy two-core
+ * machine that took 100–850 ms in chaos runs, against 6 ms for a node's second leadership; Ratis counts it as
+ * time in charge, and a follower whose election timer (restarted when it voted) ran out before the first
+ * append arrived pre-voted, the new leader stepped down (it had no answers after the longest timeout), and
+ * writers waited out its step-down pause: 2.4–5.4 s with no leader after one kill (docs/DESIGN.md,
+ * "Failover"). The code is the JVM's, not the group's, so a rehearsal in any group warms it. It runs once per
+ * JVM (an in-process test cluster pays once), before the node's own server starts; what fails in it is
+ * logged and never stops the node. {@code -Dratchet.node.rehearseLeadership=false} leaves it out.
+ */
+final class LeaderRehearsal {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderRehearsal.class);
+    private static final AtomicBoolean DONE = new AtomicBoolean();
+    static final boolean ENABLED = !"false".equals(System.getProperty("ratchet.node.rehearseLeadership"));
+    /** Writes and reads the leader handles: enough to run each step of its path, not to compile it. */
+    private static final int REQUESTS = 8;
+    private static final long DEADLINE_MILLIS = 15_000;
+
+    private LeaderRehearsal() {
+    }
+
+    /** Rehearses once per JVM, with the node's Ratis settings; returns at once on every later call. */
+    static void once(RaftProperties nodeProperties) {
+        if (!ENABLED || !DONE.compareAndSet(false, true)) {
+            return;
+        }
+        long start = System.nanoTime();
+        try {
+            run(nodeProperties);
+            LOG.info("rehearsed Raft leadership in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("the leadership rehearsal failed; this node's first leadership will be slower: {}", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Runs one rehearsal and returns once the leader has answered every request; the future completes with
+     * the rehearsal's directory once both servers are closed and the directory is deleted.
+     */
+    static CompletableFuture<Path> run(RaftProperties nodeProperties) throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory("ratchet-rehearsal");
+        CompletableFuture<Path> closed = new CompletableFuture<>();
+        List<RaftServer> servers = new ArrayList<>();
+        Level ratisLevel = quietRatis();
+        try {
+            // One voter, which elects itself without asking anyone, and a listener it replicates to: the
+            // leader's state and an appender, with no vote to split and no one to depose it.
+            List<RaftPeer> peers = List.of(peer("rehearsal-leader", RaftPeerRole.FOLLOWER), peer("rehearsal-listener", RaftPeerRole.LISTENER));
+            RaftGroup group = RaftGroup.valueOf(RaftGroupId.randomId(), peers);
+            for (RaftPeer peer : peers) {
+                servers.add(RaftServer.newBuilder()
+                        .setServerId(peer.getId())
+                        .setGroup(group)
+                        .setProperties(properties(nodeProperties, dir.resolve(peer.getId().toString()), peer))
+                        .setStateMachine(new Echo())
+                        .setOption(RaftStorage.StartupOption.FORMAT)
+                        .build());
+            }
+            for (RaftServer server : servers) {
+                server.start();
+            }
+            RaftServer.Division division = ready(servers.get(0), group.getGroupId());
+            ClientId client = ClientId.randomId();
+            for (int i = 0; i < REQUESTS; i++) {
+                RaftClientRequest.Type type = i % 2 == 0 ? RaftClientRequest.writeRequestType() : RaftClientRequest.readRequestType();
+                RaftClientRequest request = RaftClientRequest.newBuilder()
+                        .setClientId(client).setServerId(division.getId()).setGroupId(group.getGroupId()).setCallId(i)
+                        .setMessage(Message.valueOf("rehearsal " + i)).setType(type).build();
+                // Writes go to the division, as the front end sends them (LocalSubmitter); reads to the server.
+                CompletableFuture<RaftClientReply> reply = type.is(RaftClientRequestProto.TypeCase.WRITE)
+                        && division instanceof RaftClientAsynchronousProtocol direct
+                        ? direct.submitClientRequestAsync(request) : division.getRaftServer().submitClientRequestAsync(request);
+                RaftClientReply answer = reply.orTimeout(DEADLINE_MILLIS, TimeUnit.MILLISECONDS).join();
+                if (!answer.isSuccess()) {
+                    throw new IllegalStateException("request " + i + " failed: " + answer.getException());
+                }
+            }
+            return closed;
+        } finally {
+            // Closing waits for the servers' threads to end (a second or two on a busy machine): the node need not.
+            Thread closer = new Thread(() -> {
+                for (RaftServer server : servers) {
+                    try {
+                        server.close();
+                    } catch (IOException | RuntimeException e) {
+                        LOG.debug("closing a rehearsal server", e);
+                    }
+                }
+                delete(dir);
+                closed.complete(dir);
+            }, "ratchet-rehearsal-close");
+            closer.setDaemon(true);
+            closer.start();
+            restoreRatis(ratisLevel);
+        }
+    }
+
+    /** The division that leads and is ready to take requests (its first entry of the term committed). */
+    private static RaftServer.Division ready(RaftServer server, RaftGroupId group) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MILLIS);
+        RaftServer.Division division = server.getDivision(group);
+        while (System.nanoTime() < deadline) {
+            if (division.getInfo().isLeaderReady()) {
+                return division;
+            }
+            Thread.sleep(5);
+        }
+        throw new IOException("no leader within " + DEADLINE_MILLIS + " ms");
+    }
+
+    private static RaftPeer peer(String id, RaftPeerRole role) throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return RaftPeer.newBuilder().setId(id).setStartupRole(role)
+                    .setAddress(InetAddress.getLoopbackAddress().getHostAddress() + ":" + socket.getLocalPort()).build();
+        }
+    }
+
+    /** The node's settings (the same code paths), on loopback, in the temporary directory, electing fast. */
+    private static RaftProperties properties(RaftProperties nodeProperties, Path storage, RaftPeer peer) {
+        RaftProperties p = new RaftProperties(nodeProperties);
+        // One port each, never the node's: its server starts while these close.
+        Stream.of(GrpcConfigKeys.Admin.HOST_KEY, GrpcConfigKeys.Admin.PORT_KEY, GrpcConfigKeys.Client.HOST_KEY,
+                GrpcConfigKeys.Client.PORT_KEY).forEach(p::unset);
+        RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
+        GrpcConfigKeys.Server.setHost(p, InetAddress.getLoopbackAddress().getHostAddress());
+        GrpcConfigKeys.Server.setPort(p, Integer.parseInt(peer.getAddress().substring(peer.getAddress().lastIndexOf(':') + 1)));
+        TimeDuration min = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
+        TimeDuration max = TimeDuration.valueOf(200, TimeUnit.MILLISECONDS);
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, min);
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, max);
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, min);
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, max);
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p, max);
+        return p;
+    }
+
+    /**
+     * Ratis logs each step of the two servers' lives at INFO (some 370 lines): the rehearsal logs one line
+     * instead. Only Logback's level can be set here; the node runs on Logback.
+     */
+    private static Level quietRatis() {
+        if (LoggerFactory.getLogger("org.apache.ratis") instanceof ch.qos.logback.classic.Logger ratis) {
+            Level level = ratis.getLevel();
+            ratis.setLevel(Level.WARN);
+            return level;
+        }
+        return null;
+    }
+
+    private static void restoreRatis(Level level) {
+        if (LoggerFactory.getLogger("org.apache.ratis") instanceof ch.qos.logback.classic.Logger ratis) {
+            ratis.setLevel(level);
+        }
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
+                try {
+                    Files.deleteIfExists(path);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("could not delete the leadership rehearsal's directory {}: {}", dir, e.toString());
+        }
+    }
+
+    /** A state machine that answers each write and each read with the request's own bytes. */
+    private static final class Echo extends BaseStateMachine {
+        @Override
+        public CompletableFuture<Message> query(Message request) {
+            return CompletableFuture.completedFuture(request);
+        }
+    }
+}
