@@ -36,15 +36,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs Ratis' leader path once in this JVM before the node can be elected: two throwaway servers on loopback
- * ports and a temporary directory elect a leader, which replicates a few writes and answers a few reads;
- * then both are closed and the directory deleted.
+ * Runs Ratis' leader path once in this JVM before the node can be elected: a voter and a listener of a
+ * throwaway group, on loopback ports and a temporary directory, with the node's Ratis settings; the voter
+ * elects itself, replicates a few writes to the listener and answers a few reads; then both are closed
+ * and the directory deleted.
  *
  * <p>Why: the first time a JVM's Raft server becomes a leader, Ratis loads, verifies and links the leader's
- * classes and lambdas (its state, the appenders, their metrics) on the election thread. On a busy two-core
- * machine that took 100–850 ms in chaos runs, against 6 ms for a node's second leadership; Ratis counts it as
- * time in charge, and a follower whose election timer (restarted when it voted) ran out before the first
- * append arrived pre-voted, the new leader stepped down (it had no answers after the longest timeout), and
+ * classes and lambdas (its state, the appenders, their metrics) on the election thread: 57–486 ms in chaos
+ * kill-leader runs on a busy two-core machine, against 6–10 ms for a JVM that had led before. Ratis counts
+ * it as time in charge, and a follower whose election timer (restarted when it voted) ran out before the
+ * first append arrived pre-voted, the new leader stepped down (no answers within the longest timeout), and
  * writers waited out its step-down pause: 2.4–5.4 s with no leader after one kill (docs/DESIGN.md,
  * "Failover"). The code is the JVM's, not the group's, so a rehearsal in any group warms it. It runs once per
  * JVM (an in-process test cluster pays once), before the node's own server starts; what fails in it is
