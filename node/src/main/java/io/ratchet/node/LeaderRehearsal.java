@@ -9,12 +9,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.turbo.TurboFilter;
+import ch.qos.logback.core.spi.FilterReply;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
@@ -34,6 +40,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.Marker;
 
 /**
  * Runs Ratis' leader path once in this JVM before the node can be elected: a voter and a listener of a
@@ -48,8 +55,8 @@ import org.slf4j.LoggerFactory;
  * first append arrived pre-voted, the new leader stepped down (no answers within the longest timeout), and
  * writers waited out its step-down pause: 2.4–5.4 s with no leader after one kill (docs/DESIGN.md,
  * "Failover"). The code is the JVM's, not the group's, so a rehearsal in any group warms it. It runs once per
- * JVM (an in-process test cluster pays once), before the node's own server starts; what fails in it is
- * logged and never stops the node. {@code -Dratchet.node.rehearseLeadership=false} leaves it out.
+ * JVM (an in-process test cluster pays once), on a thread of its own as the node's server starts; what fails
+ * in it is logged and never stops the node. {@code -Dratchet.node.rehearseLeadership=false} leaves it out.
  */
 final class LeaderRehearsal {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderRehearsal.class);
@@ -58,39 +65,52 @@ final class LeaderRehearsal {
     /** Writes and reads the leader handles: enough to run each step of its path, not to compile it. */
     private static final int REQUESTS = 8;
     private static final long DEADLINE_MILLIS = 15_000;
+    private static final String THREAD = "ratchet-rehearsal";
+    /** The rehearsal's servers' ids begin so; Ratis names their threads and log lines after them. */
+    private static final String PEER_PREFIX = "rehearsal-";
+    private static final Quiet QUIET = new Quiet();
 
     private LeaderRehearsal() {
     }
 
-    /** Rehearses once per JVM, with the node's Ratis settings; returns at once on every later call. */
-    static void once(RaftProperties nodeProperties) {
+    /**
+     * Starts the rehearsal on a thread of its own, once per JVM, with the node's Ratis settings; returns at
+     * once. The node's server is already running: a node that has just (re)started must catch up before it
+     * can win an election, which takes longer than the rehearsal, and a rehearsal in the foreground held a
+     * restarted node out of its cluster for its whole time (1.8–10.4 s, median 4.5 s, in an hour of chaos on
+     * a two-core machine running five nodes).
+     */
+    static void inBackground(RaftProperties nodeProperties) {
         if (!ENABLED || !DONE.compareAndSet(false, true)) {
             return;
         }
-        long start = System.nanoTime();
-        try {
-            run(nodeProperties);
-            LOG.info("rehearsed Raft leadership in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("the leadership rehearsal failed; this node's first leadership will be slower: {}", e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Thread thread = new Thread(() -> {
+            long start = System.nanoTime();
+            try {
+                run(nodeProperties);
+                LOG.info("rehearsed Raft leadership in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("the leadership rehearsal stopped early (this node's first leadership may be slower): {}", e.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, THREAD);
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /**
-     * Runs one rehearsal and returns once the leader has answered every request; the future completes with
-     * the rehearsal's directory once both servers are closed and the directory is deleted.
+     * Runs one rehearsal: returns, once the leader has answered every request and both servers are closed,
+     * the directory it ran in (deleted by then).
      */
-    static CompletableFuture<Path> run(RaftProperties nodeProperties) throws IOException, InterruptedException {
-        Path dir = Files.createTempDirectory("ratchet-rehearsal");
-        CompletableFuture<Path> closed = new CompletableFuture<>();
+    static Path run(RaftProperties nodeProperties) throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory(THREAD);
         List<RaftServer> servers = new ArrayList<>();
-        Level ratisLevel = quietRatis();
+        // One voter, which elects itself without asking anyone, and a listener it replicates to: the
+        // leader's state and an appender, with no vote to split and no one to depose it.
+        List<RaftPeer> peers = List.of(peer(PEER_PREFIX + "leader", RaftPeerRole.FOLLOWER), peer(PEER_PREFIX + "listener", RaftPeerRole.LISTENER));
+        QUIET.begin(peers);
         try {
-            // One voter, which elects itself without asking anyone, and a listener it replicates to: the
-            // leader's state and an appender, with no vote to split and no one to depose it.
-            List<RaftPeer> peers = List.of(peer("rehearsal-leader", RaftPeerRole.FOLLOWER), peer("rehearsal-listener", RaftPeerRole.LISTENER));
             RaftGroup group = RaftGroup.valueOf(RaftGroupId.randomId(), peers);
             for (RaftPeer peer : peers) {
                 servers.add(RaftServer.newBuilder()
@@ -120,23 +140,18 @@ final class LeaderRehearsal {
                     throw new IllegalStateException("request " + i + " failed: " + answer.getException());
                 }
             }
-            return closed;
+            return dir;
         } finally {
-            // Closing waits for the servers' threads to end (a second or two on a busy machine): the node need not.
-            Thread closer = new Thread(() -> {
-                for (RaftServer server : servers) {
-                    try {
-                        server.close();
-                    } catch (IOException | RuntimeException e) {
-                        LOG.debug("closing a rehearsal server", e);
-                    }
+            for (RaftServer server : servers) {
+                try {
+                    server.close();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("closing a rehearsal server", e);
                 }
-                delete(dir);
-                closed.complete(dir);
-            }, "ratchet-rehearsal-close");
-            closer.setDaemon(true);
-            closer.start();
-            restoreRatis(ratisLevel);
+            }
+            delete(dir);
+            // Ratis' shared timer threads still report the closed servers' last timeouts for a few seconds.
+            CompletableFuture.delayedExecutor(10, TimeUnit.SECONDS).execute(QUIET::end);
         }
     }
 
@@ -180,21 +195,61 @@ final class LeaderRehearsal {
     }
 
     /**
-     * Ratis logs each step of the two servers' lives at INFO (some 370 lines): the rehearsal logs one line
-     * instead. Only Logback's level can be set here; the node runs on Logback.
+     * Ratis logs each step of the two servers' lives (some 370 lines, most at INFO) into the node's log while
+     * the node's own server starts: the rehearsal logs one line instead. While it runs (and ten seconds
+     * after, for Ratis' shared timers), Logback drops Ratis' events below ERROR that are the rehearsal's:
+     * logged on the thread running it or on the servers' own threads (Ratis names them after the server),
+     * or naming its servers. The node runs on Logback; under another binding the lines stay.
      */
-    private static Level quietRatis() {
-        if (LoggerFactory.getLogger("org.apache.ratis") instanceof ch.qos.logback.classic.Logger ratis) {
-            Level level = ratis.getLevel();
-            ratis.setLevel(Level.WARN);
-            return level;
-        }
-        return null;
-    }
+    private static final class Quiet extends TurboFilter {
+        private final AtomicInteger running = new AtomicInteger();
+        /** The thread running the rehearsal: Ratis logs the servers' settings on it as it builds them. */
+        private volatile Thread rehearsing;
+        /** What names the rehearsal in a line: its servers' ids, and their addresses (gRPC names channels by them). */
+        private final Set<String> marks = ConcurrentHashMap.newKeySet();
 
-    private static void restoreRatis(Level level) {
-        if (LoggerFactory.getLogger("org.apache.ratis") instanceof ch.qos.logback.classic.Logger ratis) {
-            ratis.setLevel(level);
+        void begin(List<RaftPeer> peers) {
+            rehearsing = Thread.currentThread();
+            marks.add(PEER_PREFIX);
+            peers.forEach(peer -> marks.add(peer.getAddress()));
+            if (running.getAndIncrement() == 0 && LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+                start();
+                context.addTurboFilter(this);
+            }
+        }
+
+        void end() {
+            if (running.decrementAndGet() == 0 && LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+                context.getTurboFilterList().remove(this);
+            }
+        }
+
+        @Override
+        public FilterReply decide(Marker marker, ch.qos.logback.classic.Logger logger, Level level, String format,
+                                  Object[] params, Throwable t) {
+            if (level != null && level.isGreaterOrEqual(Level.ERROR) || !logger.getName().startsWith("org.apache.ratis")) {
+                return FilterReply.NEUTRAL;
+            }
+            if (Thread.currentThread() == rehearsing || Thread.currentThread().getName().startsWith(PEER_PREFIX)) {
+                return FilterReply.DENY;
+            }
+            if (params != null) {
+                for (Object param : params) {
+                    if (param != null && names(String.valueOf(param))) {
+                        return FilterReply.DENY;
+                    }
+                }
+            }
+            return format != null && names(format) ? FilterReply.DENY : FilterReply.NEUTRAL;
+        }
+
+        private boolean names(String text) {
+            for (String mark : marks) {
+                if (text.contains(mark)) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

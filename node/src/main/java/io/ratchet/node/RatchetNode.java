@@ -231,7 +231,6 @@ public final class RatchetNode implements AutoCloseable {
             GrpcConfigKeys.TLS.setConf(parameters, tls.ratis());
         }
         RaftProperties properties = properties(config);
-        LeaderRehearsal.once(properties);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(config.id()))
                 .setGroup(group)
@@ -249,6 +248,7 @@ public final class RatchetNode implements AutoCloseable {
                 .build();
         try {
             server.start();
+            LeaderRehearsal.inBackground(properties);
             addGroups(server, config, groupIds, waitToBeAdded);
         } catch (IOException | RuntimeException e) {
             // Ratis wraps what stopped it (the store refusing its layout, a port in use) in layers of its own,

@@ -8,24 +8,45 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.apache.ratis.metrics.RatisMetricRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The rehearsal of Ratis' leader path that a node runs once per JVM before it starts ({@link LeaderRehearsal}).
  * A failed rehearsal never stops a node, it only logs a warning, so this is what notices one that no
  * longer works (a Ratis upgrade that changes how a listener or a lone voter behaves): it must elect,
- * answer every request, and leave no directory and no metrics behind.
+ * answer every request, and leave no directory, no metrics and none of Ratis' log lines about its servers behind.
  */
 class LeaderRehearsalTest {
 
     @Test
     void aRehearsalElectsAnswersAndLeavesNothingBehind(@TempDir Path dir) throws Exception {
         NodeConfig config = NodeConfig.of("n1", Map.of("n1", "127.0.0.1:" + FreePorts.next()), dir.resolve("n1"));
-        Path rehearsed = LeaderRehearsal.run(RatchetNode.properties(config)).get(60, TimeUnit.SECONDS);
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        Logger ratis = (Logger) LoggerFactory.getLogger("org.apache.ratis");
+        Level testLevel = ratis.getLevel();
+        ratis.setLevel(Level.INFO); // as a node logs it (tests keep Ratis at WARN)
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        root.addAppender(logged);
+        Path rehearsed;
+        try {
+            rehearsed = LeaderRehearsal.run(RatchetNode.properties(config));
+        } finally {
+            root.detachAppender(logged);
+            ratis.setLevel(testLevel);
+        }
+
+        List<String> ratisLines = logged.list.stream().filter(e -> e.getLoggerName().startsWith("org.apache.ratis"))
+                .map(ILoggingEvent::getFormattedMessage).toList();
+        assertEquals(List.of(), ratisLines, "Ratis' lines about the rehearsal's servers are kept out of the node's log");
 
         assertFalse(Files.exists(rehearsed), "the rehearsal's directory is deleted: " + rehearsed);
         List<String> left = MetricRegistries.global().getMetricRegistries().stream()
