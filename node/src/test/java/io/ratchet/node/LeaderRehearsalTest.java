@@ -1,11 +1,13 @@
 package io.ratchet.node;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import ch.qos.logback.classic.Level;
@@ -44,16 +46,28 @@ class LeaderRehearsalTest {
             ratis.setLevel(testLevel);
         }
 
+        // Other tests' clusters may still be closing in this JVM: only lines that are the rehearsal's count,
+        // those logged on the thread that ran it or on its servers' threads, or naming its servers.
+        String thread = Thread.currentThread().getName();
         List<String> ratisLines = logged.list.stream().filter(e -> e.getLoggerName().startsWith("org.apache.ratis"))
+                .filter(e -> e.getThreadName().equals(thread) || e.getThreadName().startsWith("rehearsal-")
+                        || e.getFormattedMessage().contains("rehearsal-"))
                 .map(ILoggingEvent::getFormattedMessage).toList();
         assertEquals(List.of(), ratisLines, "Ratis' lines about the rehearsal's servers are kept out of the node's log");
 
         assertFalse(Files.exists(rehearsed), "the rehearsal's directory is deleted: " + rehearsed);
-        List<String> left = MetricRegistries.global().getMetricRegistries().stream()
-                .map(RatisMetricRegistry::getMetricRegistryInfo)
-                .map(info -> info.getPrefix() + " " + info.getMetricsComponentName())
-                .filter(name -> name.contains("rehearsal")).toList();
-        assertEquals(List.of(), left, "Ratis' registries of the rehearsal's servers are gone");
+        // Ratis drops a server's last registries from its closing threads, a moment after close returns. One
+        // it may keep: gRPC's per-server message metrics, which Ratis 3.3.0 creates lazily and unsynchronised
+        // on the first calls (MetricServerInterceptor.interceptCall), so two first calls at once count the
+        // registry twice and close releases it once. A few timers, once per JVM, never exported (RatisMetrics
+        // reads the node's own members only).
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(),
+                MetricRegistries.global().getMetricRegistries().stream()
+                        .map(RatisMetricRegistry::getMetricRegistryInfo)
+                        .filter(info -> !"server_message_metrics".equals(info.getMetricsComponentName()))
+                        .map(info -> info.getPrefix() + " " + info.getMetricsComponentName())
+                        .filter(name -> name.contains("rehearsal")).toList(),
+                "Ratis' registries of the rehearsal's servers are gone"));
         assertTrue(Files.notExists(dir.resolve("n1")) || isEmpty(dir.resolve("n1")), "the node's own storage is untouched");
     }
 
