@@ -104,6 +104,7 @@ final class LeaderRehearsal {
      * the directory it ran in (deleted by then).
      */
     static Path run(RaftProperties nodeProperties) throws IOException, InterruptedException {
+        sweepStale();
         Path dir = Files.createTempDirectory(THREAD);
         List<RaftServer> servers = new ArrayList<>();
         // One voter, which elects itself without asking anyone, and a listener it replicates to: the
@@ -250,6 +251,25 @@ final class LeaderRehearsal {
                 }
             }
             return false;
+        }
+    }
+
+    /**
+     * Deletes the directories of rehearsals that ended without deleting their own (a node killed while it
+     * rehearsed leaves up to a log segment's 4 MB): those an hour old, when a rehearsal lasts seconds, so that
+     * another node on this machine rehearsing now keeps its own.
+     */
+    private static void sweepStale() {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        long before = System.currentTimeMillis() - TimeUnit.HOURS.toMillis(1);
+        try (Stream<Path> found = Files.list(tmp)) {
+            for (Path dir : found.filter(p -> p.getFileName().toString().startsWith(THREAD)).toList()) {
+                if (Files.isDirectory(dir) && Files.getLastModifiedTime(dir).toMillis() < before) {
+                    delete(dir);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("could not sweep old rehearsal directories in {}", tmp, e);
         }
     }
 

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import ch.qos.logback.classic.Level;
@@ -24,13 +26,19 @@ import org.slf4j.LoggerFactory;
  * The rehearsal of Ratis' leader path that a node runs once per JVM before it starts ({@link LeaderRehearsal}).
  * A failed rehearsal never stops a node, it only logs a warning, so this is what notices one that no
  * longer works (a Ratis upgrade that changes how a listener or a lone voter behaves): it must elect,
- * answer every request, and leave no directory, no metrics and none of Ratis' log lines about its servers behind.
+ * answer every request, and leave no directory, no metrics and none of Ratis' log lines about its servers behind;
+ * and it sweeps the directories of rehearsals that a killed node left.
  */
 class LeaderRehearsalTest {
 
     @Test
     void aRehearsalElectsAnswersAndLeavesNothingBehind(@TempDir Path dir) throws Exception {
         NodeConfig config = NodeConfig.of("n1", Map.of("n1", "127.0.0.1:" + FreePorts.next()), dir.resolve("n1"));
+        // One left by a node killed while it rehearsed two hours ago, one of a rehearsal running now.
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        Path stale = Files.createDirectories(Files.createTempDirectory(tmp, "ratchet-rehearsal").resolve("rehearsal-leader"));
+        Files.setLastModifiedTime(stale.getParent(), FileTime.from(Instant.now().minus(Duration.ofHours(2))));
+        Path running = Files.createTempDirectory(tmp, "ratchet-rehearsal");
         Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         Logger ratis = (Logger) LoggerFactory.getLogger("org.apache.ratis");
         Level testLevel = ratis.getLevel();
@@ -56,6 +64,9 @@ class LeaderRehearsalTest {
         assertEquals(List.of(), ratisLines, "Ratis' lines about the rehearsal's servers are kept out of the node's log");
 
         assertFalse(Files.exists(rehearsed), "the rehearsal's directory is deleted: " + rehearsed);
+        assertFalse(Files.exists(stale.getParent()), "an hour-old rehearsal's directory is swept: " + stale.getParent());
+        assertTrue(Files.isDirectory(running), "a recent one is left to its rehearsal: " + running);
+        Files.delete(running);
         // Ratis drops a server's last registries from its closing threads, a moment after close returns. One
         // it may keep: gRPC's per-server message metrics, which Ratis 3.3.0 creates lazily and unsynchronised
         // on the first calls (MetricServerInterceptor.interceptCall), so two first calls at once count the
