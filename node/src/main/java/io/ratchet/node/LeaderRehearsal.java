@@ -1,13 +1,11 @@
 package io.ratchet.node;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -37,6 +35,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import io.ratchet.statemachine.Directories;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,7 +64,8 @@ final class LeaderRehearsal {
     /** Writes and reads the leader handles: enough to run each step of its path, not to compile it. */
     private static final int REQUESTS = 8;
     private static final long DEADLINE_MILLIS = 15_000;
-    private static final String THREAD = "ratchet-rehearsal";
+    /** Its thread, and the start of its temporary directory's name. */
+    private static final String NAME = "ratchet-rehearsal";
     /** The rehearsal's servers' ids begin so; Ratis names their threads and log lines after them. */
     private static final String PEER_PREFIX = "rehearsal-";
     private static final Quiet QUIET = new Quiet();
@@ -94,7 +94,7 @@ final class LeaderRehearsal {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, THREAD);
+        }, NAME);
         thread.setDaemon(true);
         thread.start();
     }
@@ -105,23 +105,19 @@ final class LeaderRehearsal {
      */
     static Path run(RaftProperties nodeProperties) throws IOException, InterruptedException {
         sweepStale();
-        Path dir = Files.createTempDirectory(THREAD);
+        Path dir = Files.createTempDirectory(NAME);
         List<RaftServer> servers = new ArrayList<>();
         // One voter, which elects itself without asking anyone, and a listener it replicates to: the
         // leader's state and an appender, with no vote to split and no one to depose it.
-        List<RaftPeer> peers = List.of(peer(PEER_PREFIX + "leader", RaftPeerRole.FOLLOWER), peer(PEER_PREFIX + "listener", RaftPeerRole.LISTENER));
+        int leaderPort = freePort();
+        int listenerPort = freePort();
+        List<RaftPeer> peers = List.of(peer(PEER_PREFIX + "leader", RaftPeerRole.FOLLOWER, leaderPort),
+                peer(PEER_PREFIX + "listener", RaftPeerRole.LISTENER, listenerPort));
         QUIET.begin(peers);
         try {
             RaftGroup group = RaftGroup.valueOf(RaftGroupId.randomId(), peers);
-            for (RaftPeer peer : peers) {
-                servers.add(RaftServer.newBuilder()
-                        .setServerId(peer.getId())
-                        .setGroup(group)
-                        .setProperties(properties(nodeProperties, dir.resolve(peer.getId().toString()), peer))
-                        .setStateMachine(new Echo())
-                        .setOption(RaftStorage.StartupOption.FORMAT)
-                        .build());
-            }
+            servers.add(server(group, peers.get(0), leaderPort, nodeProperties, dir));
+            servers.add(server(group, peers.get(1), listenerPort, nodeProperties, dir));
             for (RaftServer server : servers) {
                 server.start();
             }
@@ -169,22 +165,37 @@ final class LeaderRehearsal {
         throw new IOException("no leader within " + DEADLINE_MILLIS + " ms");
     }
 
-    private static RaftPeer peer(String id, RaftPeerRole role) throws IOException {
+    private static RaftServer server(RaftGroup group, RaftPeer peer, int port, RaftProperties nodeProperties, Path dir)
+            throws IOException {
+        return RaftServer.newBuilder()
+                .setServerId(peer.getId())
+                .setGroup(group)
+                .setProperties(properties(nodeProperties, dir.resolve(peer.getId().toString()), port))
+                .setStateMachine(new Echo())
+                .setOption(RaftStorage.StartupOption.FORMAT)
+                .build();
+    }
+
+    private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return RaftPeer.newBuilder().setId(id).setStartupRole(role)
-                    .setAddress(InetAddress.getLoopbackAddress().getHostAddress() + ":" + socket.getLocalPort()).build();
+            return socket.getLocalPort();
         }
     }
 
+    private static RaftPeer peer(String id, RaftPeerRole role, int port) {
+        return RaftPeer.newBuilder().setId(id).setStartupRole(role)
+                .setAddress(InetAddress.getLoopbackAddress().getHostAddress() + ":" + port).build();
+    }
+
     /** The node's settings (the same code paths), on loopback, in the temporary directory, electing fast. */
-    private static RaftProperties properties(RaftProperties nodeProperties, Path storage, RaftPeer peer) {
+    private static RaftProperties properties(RaftProperties nodeProperties, Path storage, int port) {
         RaftProperties p = new RaftProperties(nodeProperties);
         // One port each, never the node's: its server starts while these close.
         Stream.of(GrpcConfigKeys.Admin.HOST_KEY, GrpcConfigKeys.Admin.PORT_KEY, GrpcConfigKeys.Client.HOST_KEY,
                 GrpcConfigKeys.Client.PORT_KEY).forEach(p::unset);
         RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
         GrpcConfigKeys.Server.setHost(p, InetAddress.getLoopbackAddress().getHostAddress());
-        GrpcConfigKeys.Server.setPort(p, Integer.parseInt(peer.getAddress().substring(peer.getAddress().lastIndexOf(':') + 1)));
+        GrpcConfigKeys.Server.setPort(p, port);
         TimeDuration min = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
         TimeDuration max = TimeDuration.valueOf(200, TimeUnit.MILLISECONDS);
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, min);
@@ -228,7 +239,10 @@ final class LeaderRehearsal {
         @Override
         public FilterReply decide(Marker marker, ch.qos.logback.classic.Logger logger, Level level, String format,
                                   Object[] params, Throwable t) {
-            if (level != null && level.isGreaterOrEqual(Level.ERROR) || !logger.getName().startsWith("org.apache.ratis")) {
+            // Logback asks a turbo filter before its level check, for every call in the JVM (a disabled
+            // trace in Ratis' append path too): all but the few events that would be written leave at once.
+            if (level == null || !logger.getName().startsWith("org.apache.ratis")
+                    || level.isGreaterOrEqual(Level.ERROR) || !level.isGreaterOrEqual(logger.getEffectiveLevel())) {
                 return FilterReply.NEUTRAL;
             }
             if (Thread.currentThread() == rehearsing || Thread.currentThread().getName().startsWith(PEER_PREFIX)) {
@@ -263,7 +277,7 @@ final class LeaderRehearsal {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         long before = System.currentTimeMillis() - TimeUnit.HOURS.toMillis(1);
         try (Stream<Path> found = Files.list(tmp)) {
-            for (Path dir : found.filter(p -> p.getFileName().toString().startsWith(THREAD)).toList()) {
+            for (Path dir : found.filter(p -> p.getFileName().toString().startsWith(NAME)).toList()) {
                 if (Files.isDirectory(dir) && Files.getLastModifiedTime(dir).toMillis() < before) {
                     delete(dir);
                 }
@@ -274,15 +288,9 @@ final class LeaderRehearsal {
     }
 
     private static void delete(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
-                try {
-                    Files.deleteIfExists(path);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException | UncheckedIOException e) {
+        try {
+            Directories.delete(dir);
+        } catch (IOException e) {
             LOG.warn("could not delete the leadership rehearsal's directory {}: {}", dir, e.toString());
         }
     }
