@@ -35,12 +35,7 @@ class ChaosHarnessIT {
 
     @BeforeAll
     static void runEveryWorkloadWhileLeadersAreKilled() throws Exception {
-        // Renewed locks hold an 8 s lease here, not the harness' 5 s: a node's first time as leader on a busy
-        // two-core machine (this build beside its own Maven) has taken up to 5.4 s to fail over (its leader
-        // state built in up to 844 ms, then deposed on a pre-vote: docs/OPERATING.md, "failover"), which a
-        // 5 s lease renewed every third of it cannot ride out. Issue 47's goal is the 5 s lease.
-        all = chaos("all-kill-leader", "--workload", "all", "--nemesis", "kill-leader", "--duration", "20s", "--seed", "7",
-                "--renew-lease", "8s");
+        all = chaos("all-kill-leader", "--workload", "all", "--nemesis", "kill-leader", "--duration", "20s", "--seed", "7");
     }
 
     @Test
