@@ -300,13 +300,15 @@ public final class Cluster implements AutoCloseable {
     /**
      * Waits until {@code node} answers and has applied, in every group, what that group had committed when
      * the node first answered: a node restarted after a kill is back in service only then, and a fault
-     * injected before is a second fault on a cluster still one node short. Returns how long it took, or
-     * says it did not catch up within {@code timeout}.
+     * injected before is a second fault on a cluster still one node short. Returns how long it took, and
+     * how much of that the node took to answer (its start) and the rest to catch up; or says it did not
+     * catch up within {@code timeout}.
      */
     public String awaitCaughtUp(NodeProcess node, Duration timeout) throws InterruptedException {
         long started = System.nanoTime();
         long deadline = started + timeout.toNanos();
         long[] target = null;
+        long answered = 0;
         while (System.nanoTime() < deadline) {
             List<NodeStatus> all = admin.status();
             Optional<NodeStatus> self = all.stream().filter(s -> s.id().equals(node.id())).findFirst()
@@ -314,6 +316,7 @@ public final class Cluster implements AutoCloseable {
             if (self.isPresent()) {
                 if (target == null) {
                     target = committed(all);
+                    answered = System.nanoTime();
                 }
                 long[] applied = applied(self.get());
                 boolean caughtUp = applied.length >= target.length;
@@ -321,8 +324,9 @@ public final class Cluster implements AutoCloseable {
                     caughtUp = applied[g] >= target[g];
                 }
                 if (caughtUp) {
-                    return String.format(Locale.ROOT, "%s caught up %.1f s after its start", node.id(),
-                            (System.nanoTime() - started) / 1e9);
+                    long now = System.nanoTime();
+                    return String.format(Locale.ROOT, "%s caught up %.1f s after its start (answered after %.1f s)",
+                            node.id(), (now - started) / 1e9, (answered - started) / 1e9);
                 }
             }
             Thread.sleep(100);
