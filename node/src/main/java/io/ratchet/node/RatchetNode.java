@@ -214,7 +214,12 @@ public final class RatchetNode implements AutoCloseable {
         // The front end is served on the client port, which is the node's one port: the address clients
         // are given is the one they reach it at.
         Parameters parameters = new Parameters();
+        CommittedEntriesTrim trim = new CommittedEntriesTrim();
         GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) -> {
+            // Added before the TLS gate's interceptor, so that the gate runs first (gRPC runs the last added first).
+            if (CommittedEntriesTrim.ENABLED && types.contains(GrpcServices.Type.SERVER)) {
+                builder.intercept(trim);
+            }
             if (tls != null) {
                 tls.secure(builder);
             }
@@ -246,6 +251,7 @@ public final class RatchetNode implements AutoCloseable {
                 })
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
+        trim.attach(server);
         try {
             server.start();
             LeaderRehearsal.inBackground(properties);
