@@ -160,9 +160,23 @@ class ReleaseArchiveIT {
 
         // What systemd does to stop it: SIGTERM, and the unit counts 143 as a clean stop within TimeoutStopSec=30s.
         Process stopping = nodes.get(leader);
+        assertTrue(arguments.stream().anyMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit=" + classArchives(leader))),
+                "no class-data archive yet, so this JVM writes one as it stops: " + arguments);
         stopping.destroy();
         assertTrue(stopping.waitFor(30, TimeUnit.SECONDS), "closed within the unit's TimeoutStopSec");
         assertEquals(143, stopping.exitValue());
+
+        // That clean stop wrote the node's class-data archive; the next start checks it, keeps it and maps it.
+        List<String> written = classArchiveFiles(leader);
+        assertTrue(written.size() == 1 && written.get(0).matches("node-\\d+\\.jsa\\.\\d+\\.tmp"), written.toString());
+        Process again = startNode(leader);
+        nodes.put(leader, again);
+        String archive = written.get(0).replaceAll("\\.\\d+\\.tmp$", "");
+        await("the node started again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> ratchet(concat(fromItAlone, "get", "release/greeting", "--stale", "--json")), r -> r.code() == 0);
+        assertEquals(List.of(archive), classArchiveFiles(leader));
+        assertTrue(List.of(again.info().arguments().orElseThrow())
+                .contains("-XX:SharedArchiveFile=" + classArchives(leader).resolve(archive)), again.info().toString());
     }
 
     @Test
@@ -303,8 +317,20 @@ class ReleaseArchiveIT {
     }
 
     /** Starts a node as the systemd unit does, from its data directory's parent, its log directory its own. */
+    /** Node {@code id} through {@code bin/ratchet-node}, with a class-data archive directory of its own, as the unit gives one. */
     private Process startNode(String id) throws IOException {
-        return processes.startNode(home, conf(id), dir.resolve("data"), dir.resolve(id + ".out"), dir.resolve("logs").resolve(id));
+        return processes.startNode(home, conf(id), dir.resolve("data"), dir.resolve(id + ".out"), dir.resolve("logs").resolve(id),
+                Map.of("RATCHET_CDS_DIR", classArchives(id).toString()));
+    }
+
+    private Path classArchives(String id) {
+        return dir.resolve("cds").resolve(id);
+    }
+
+    private List<String> classArchiveFiles(String id) throws IOException {
+        try (Stream<Path> files = Files.list(classArchives(id))) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
     }
 
     /** {@code bin/ratchet ARGS}, run from a directory of its own (not the release's, not the configuration's). */

@@ -75,6 +75,11 @@ final class ReleaseProcesses implements AutoCloseable {
      * its output appended to {@code out}, small, logging to {@code logs}.
      */
     Process startNode(Path home, Path conf, Path cwd, Path out, Path logs) throws IOException {
+        return startNode(home, conf, cwd, out, logs, Map.of());
+    }
+
+    /** As above, with {@code environment} added to the launcher's. */
+    Process startNode(Path home, Path conf, Path cwd, Path out, Path logs, Map<String, String> environment) throws IOException {
         ProcessBuilder builder = new ProcessBuilder(home.resolve("bin/ratchet-node").toString(), "--conf", conf.toString())
                 .directory(Files.createDirectories(cwd).toFile())
                 .redirectErrorStream(true)
@@ -82,6 +87,7 @@ final class ReleaseProcesses implements AutoCloseable {
         clean(builder.environment());
         builder.environment().put("RATCHET_LOG_DIR", logs.toString());
         builder.environment().put("RATCHET_JVM_OPTS", SMALL_NODE);
+        builder.environment().putAll(environment);
         Process p = builder.start();
         started.add(p);
         return p;
