@@ -165,6 +165,15 @@ class ChaosHarnessIT {
     }
 
     @Test
+    void theNodesLeaveAClassDataArchiveThatLaterRunsMap() throws IOException {
+        try (Stream<Path> files = Files.list(HOME.resolve("node/target/cds"))) {
+            List<String> names = files.map(f -> f.getFileName().toString()).toList();
+            assertTrue(names.stream().anyMatch(n -> n.matches("chaos-\\p{XDigit}{8}\\.jsa")), names.toString());
+            assertTrue(names.stream().noneMatch(n -> n.startsWith("chaos-") && n.endsWith(".tmp")), "every one written was kept or dropped: " + names);
+        }
+    }
+
+    @Test
     void aClientThatIgnoresConditionsIsCaught() throws Exception {
         Run broken = chaos("broken-client", "--workload", "register", "--nemesis", "none", "--duration", "8s", "--seed", "11",
                 "--test-break-conditional-puts");

@@ -36,7 +36,8 @@ import java.util.stream.Collectors;
  * clients also carry the token of the harness' administrator.
  */
 public final class Cluster implements AutoCloseable {
-    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    /** As the unit's TimeoutStopSec: a node that writes its class-data archive as it stops takes a few seconds more. */
+    private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
     private final Network network;
     private final NodeFaults faults;
@@ -49,10 +50,13 @@ public final class Cluster implements AutoCloseable {
     private volatile Credentials credentials;
     /** For status calls (see {@link #leader}); asks every member any node names, not only the initial ones. */
     private volatile ClusterAdmin admin;
+    /** The nodes' class-data archive: kept once they have stopped (see {@link #close}). */
+    private final ClassArchive classArchive;
     private boolean closed;
 
     private Cluster(Network network, NodeFaults faults, Map<String, NodeProcess> nodes, int initialSize, String peers,
-                    Certificates certificates) {
+                    Certificates certificates, ClassArchive classArchive) {
+        this.classArchive = classArchive;
         this.network = network;
         this.faults = faults;
         this.nodes = nodes;
@@ -128,6 +132,8 @@ public final class Cluster implements AutoCloseable {
         addresses.forEach((id, address) -> hosts.put(id, address.substring(0, address.lastIndexOf(':'))));
         Certificates certificates = tlsDir == null ? null : Certificates.make(tlsDir, hosts);
         Map<String, NodeProcess> nodes = new LinkedHashMap<>();
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ClassArchive classArchive = ClassArchive.of(jar, jvmOptions, java);
         for (int n = 1; n <= size + spares; n++) {
             String id = "n" + n;
             Path conf = dir.resolve(id + ".properties");
@@ -155,13 +161,14 @@ public final class Cluster implements AutoCloseable {
             lines.add("");
             Files.writeString(conf, String.join("\n", lines));
             List<String> command = new ArrayList<>(network.launcher(n));
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add(java.toString());
             command.addAll(jvmOptions);
+            command.addAll(classArchive.options(id));
             command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--conf", conf.toAbsolutePath().toString()));
             nodes.put(id, new NodeProcess(id, addresses.get(id), command, faults.environment(id, storage), dir, storage,
                     dir.resolve(id + ".log"), dir.resolve(id + ".pid"), n <= size));
         }
-        Cluster cluster = new Cluster(network, faults, nodes, size, peers, certificates);
+        Cluster cluster = new Cluster(network, faults, nodes, size, peers, certificates, classArchive);
         try {
             for (NodeProcess node : nodes.values()) {
                 node.start();
@@ -390,8 +397,8 @@ public final class Cluster implements AutoCloseable {
     }
 
     /**
-     * Stops every node (SIGCONT and SIGTERM to all, SIGKILL to any still running after a grace period)
-     * and removes the network. Idempotent, and safe to call from a shutdown hook while the run also calls it.
+     * Stops every node (SIGCONT and SIGTERM to all, SIGKILL to any still running after a grace period),
+     * keeps the class-data archive they wrote if there was none ({@link ClassArchive}), and removes the network. Idempotent, and safe to call from a shutdown hook while the run also calls it.
      */
     @Override
     public synchronized void close() {
@@ -414,6 +421,7 @@ public final class Cluster implements AutoCloseable {
                 System.err.println("chaos: stopping " + node + ": " + e.getMessage());
             }
         }
+        classArchive.keep();
         admin.close();
         network.close();
     }
