@@ -165,7 +165,7 @@ class ChaosHarnessIT {
     }
 
     @Test
-    void theNodesLeaveAClassDataArchiveThatLaterRunsMap() throws IOException {
+    void theFirstRunsNodesLeaveAClassDataArchiveForTheRunsAfter() throws IOException {
         try (Stream<Path> files = Files.list(HOME.resolve("node/target/cds"))) {
             List<String> names = files.map(f -> f.getFileName().toString()).toList();
             assertTrue(names.stream().anyMatch(n -> n.matches("chaos-\\p{XDigit}{8}\\.jsa")), names.toString());

@@ -316,8 +316,10 @@ class ReleaseArchiveIT {
         return dir.resolve("etc").resolve(id + ".conf");
     }
 
-    /** Starts a node as the systemd unit does, from its data directory's parent, its log directory its own. */
-    /** Node {@code id} through {@code bin/ratchet-node}, with a class-data archive directory of its own, as the unit gives one. */
+    /**
+     * Starts node {@code id} as the systemd unit does: from its data directory's parent, its log directory and
+     * its class-data archive directory its own.
+     */
     private Process startNode(String id) throws IOException {
         return processes.startNode(home, conf(id), dir.resolve("data"), dir.resolve(id + ".out"), dir.resolve("logs").resolve(id),
                 Map.of("RATCHET_CDS_DIR", classArchives(id).toString()));

@@ -398,7 +398,8 @@ public final class Cluster implements AutoCloseable {
 
     /**
      * Stops every node (SIGCONT and SIGTERM to all, SIGKILL to any still running after a grace period),
-     * keeps the class-data archive they wrote if there was none ({@link ClassArchive}), and removes the network. Idempotent, and safe to call from a shutdown hook while the run also calls it.
+     * keeps the class-data archive they wrote if there was none ({@link ClassArchive}), and removes the
+     * network. Idempotent, and safe to call from a shutdown hook while the run also calls it.
      */
     @Override
     public synchronized void close() {
