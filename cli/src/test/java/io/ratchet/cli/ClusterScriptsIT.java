@@ -38,7 +38,7 @@ class ClusterScriptsIT {
 
     @AfterAll
     static void stopCluster() throws Exception {
-        Run stop = scripts.run(List.of("scripts/cluster", "stop"), 60);
+        Run stop = scripts.stopAndKeepLogs("ClusterScriptsIT");
         assertEquals(0, stop.code(), stop.toString());
     }
 

@@ -50,7 +50,7 @@ class CommandLineIT {
 
     @AfterAll
     static void stopCluster() throws Exception {
-        Run stop = run(List.of("scripts/cluster", "stop"), 60);
+        Run stop = scripts.stopAndKeepLogs("CommandLineIT");
         assertEquals(0, stop.code(), stop.toString());
     }
 

@@ -7,11 +7,13 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Runs the repository's scripts as a user does, from its root, against a local cluster of their own: its
@@ -54,6 +56,26 @@ final class ScriptRunner {
             peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(basePort() + i);
         }
         return RatchetClient.connect(ClientOptions.parse(peers.toString()));
+    }
+
+    /**
+     * {@code scripts/cluster stop}, then the logs under the cluster's data directory copied to
+     * {@code target/it-logs/NAME/}: the data directory is the test's temporary one, and a failed run is read
+     * from its nodes' logs.
+     */
+    Run stopAndKeepLogs(String name) throws IOException, InterruptedException {
+        Run stop = run(List.of("scripts/cluster", "stop"), 60);
+        Path to = Path.of("target", "it-logs", name);
+        List<Path> logs;
+        try (Stream<Path> files = Files.walk(data, 2)) { // data/local-N/nX.log; not the stores' own logs below
+            logs = files.filter(f -> f.getFileName().toString().endsWith(".log")).toList();
+        }
+        for (Path log : logs) {
+            Path copy = to.resolve(data.relativize(log).toString());
+            Files.createDirectories(copy.getParent());
+            Files.copy(log, copy, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return stop;
     }
 
     Run run(List<String> command, int timeoutSeconds) throws IOException, InterruptedException {

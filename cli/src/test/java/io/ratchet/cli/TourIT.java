@@ -32,7 +32,7 @@ class TourIT {
     @AfterEach
     void stop() throws Exception {
         if (scripts != null) {
-            scripts.run(List.of("scripts/cluster", "stop"), 60);
+            scripts.stopAndKeepLogs("TourIT");
         }
     }
 

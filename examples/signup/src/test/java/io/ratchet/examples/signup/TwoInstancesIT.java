@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -28,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -87,6 +89,24 @@ class TwoInstancesIT {
             }
         }
         cluster(60, "stop");
+        keepLogs();
+    }
+
+    /**
+     * The instances' and the nodes' logs, copied to {@code target/it-logs/TwoInstancesIT/}: the data directory
+     * is a temporary one, and a failed run is read from them.
+     */
+    private static void keepLogs() throws IOException {
+        Path to = Path.of("target", "it-logs", "TwoInstancesIT");
+        List<Path> logs;
+        try (Stream<Path> files = Files.walk(data, 3)) { // cluster/local-N/nX.log; not the stores' own logs below
+            logs = files.filter(f -> f.getFileName().toString().endsWith(".log")).toList();
+        }
+        for (Path log : logs) {
+            Path copy = to.resolve(data.relativize(log).toString());
+            Files.createDirectories(copy.getParent());
+            Files.copy(log, copy, StandardCopyOption.REPLACE_EXISTING);
+        }
     }
 
     @Test
