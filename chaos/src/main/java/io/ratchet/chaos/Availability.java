@@ -46,7 +46,8 @@ import java.util.regex.Pattern;
  *   is not a gap while the others get through.
  *   <li>A success is an answer from the cluster: a failed condition is one (the cluster served the
  *   compare-exchange), but not an acquire that waited its turn ({@code wait_ms}) and came back without a
- *   grant (the client's own timer ran out, which a stalled cluster also causes), nor a grant given back as
+ *   grant (the client's own timer ran out, which a stalled cluster also causes; its queue join, when the
+ *   output says when it was answered, {@code joined_us}, is a success at that moment), nor a grant given back as
  *   too late ({@code lost}), nor a bank transfer not applied (the ledger answers a transfer from an account
  *   to itself without asking the cluster). Failures and unknown outcomes never are. Watches wait by design
  *   and count neither way; nor do setup and the final reads.
@@ -141,6 +142,7 @@ final class Availability {
         long[] successTimes;
 
         void seal() {
+            successes.sort(Comparator.comparingLong(s -> s[0])); // a join's answer comes before its acquire's end
             attemptTimes = attempts.stream().mapToLong(a -> a[0]).toArray();
             successTimes = successes.stream().mapToLong(s -> s[0]).toArray();
         }
@@ -191,6 +193,7 @@ final class Availability {
         Map<String, Pending> latest = new HashMap<>();
         List<Pending> pending = new ArrayList<>();
         Map<String, Traffic> traffic = new TreeMap<>();
+        Map<String, Op> invoked = new HashMap<>();
         for (Op op : history) {
             if (NemesisLoop.PROCESS.equals(op.workload())) {
                 if ("fault".equals(op.f()) && op.isInvoke()) {
@@ -223,8 +226,15 @@ final class Availability {
             }
             if (op.isInvoke()) {
                 t.of(of).attempts.add(new long[] {op.time(), op.index()});
+                invoked.put(op.process(), op);
             } else if (succeeded(op)) {
                 t.of(of).successes.add(new long[] {op.time(), op.index()});
+            } else {
+                Op invoke = invoked.get(op.process());
+                long joined = joinAnswered(op, invoke == null ? Long.MIN_VALUE : invoke.time());
+                if (joined != Long.MIN_VALUE) {
+                    t.of(of).successes.add(new long[] {joined, op.index()});
+                }
             }
         }
         traffic.values().forEach(t -> t.series.values().forEach(Series::seal));
@@ -277,6 +287,21 @@ final class Availability {
             return false;
         }
         return !("transfer".equals(completion.f()) && !out.path("applied").asBoolean(true));
+    }
+
+    /**
+     * When the cluster answered the queue join of an acquire that waited its turn and came back without a
+     * grant (its output's {@code joined_us} after {@code invokedAt}), or {@link Long#MIN_VALUE} when it is
+     * not such an acquire or says nothing of its join. The join is a write the cluster served, and it is
+     * counted when it was answered, not when the wait ran out, which a stalled cluster causes too.
+     */
+    static long joinAnswered(Op completion, long invokedAt) {
+        JsonNode out = completion.output();
+        if (invokedAt == Long.MIN_VALUE || completion.type() != OpType.OK || out == null || !"acquire".equals(completion.f())
+                || out.path("lost").asBoolean(false) || !out.has("queued") || !out.has("joined_us")) {
+            return Long.MIN_VALUE;
+        }
+        return invokedAt + out.path("joined_us").asLong() * 1_000;
     }
 
     /** The longest wait in {@code f}'s window for one workload's writes or reads; null when none of them was under way in it. */

@@ -179,6 +179,25 @@ class AvailabilityTest {
     }
 
     @Test
+    void aWaiterWithoutAGrantServedItsJoinWhenTheJoinWasAnswered() {
+        op("fair-lock", "acquire", 500, 600, OpType.OK, "{\"wait_ms\":500}", "{\"granted\":true}");
+        kill(1_000, 1_050);
+        // Joined 300 ms after it began (at 1,400), then waited its 1.6 s out: the cluster served the join.
+        op("fair-lock", "acquire", 1_100, 3_000, OpType.OK, "{\"wait_ms\":1600}",
+                "{\"granted\":false,\"queued\":7,\"joined_us\":300000}");
+        op("fair-lock", "acquire", 3_100, 3_200, OpType.OK, "{\"wait_ms\":500}", "{\"granted\":true}");
+        // A history that does not say when the join was answered: the wait's end is no success.
+        op("semaphore", "acquire", 500, 600, OpType.OK, "{\"wait_ms\":500}", "{\"granted\":true}");
+        op("semaphore", "acquire", 1_100, 3_000, OpType.OK, "{\"wait_ms\":1600}", "{\"granted\":false,\"queued\":8}");
+        op("semaphore", "acquire", 3_100, 3_200, OpType.OK, "{\"wait_ms\":500}", "{\"granted\":true}");
+        heal(NemesisLoop.PROCESS, 1_500, 1_600);
+
+        Availability a = measure();
+        assertEquals(300, gap(a, 0, "fair-lock", Of.WRITE).millis());
+        assertEquals(2_100, gap(a, 0, "semaphore", Of.WRITE).millis());
+    }
+
+    @Test
     void aFailedConditionIsAnAnswerButATransferNotAppliedIsNot() {
         put("register", 500, 600, OpType.OK);
         op("bank", "transfer", 500, 600, OpType.OK, "{}", "{\"applied\":true}");

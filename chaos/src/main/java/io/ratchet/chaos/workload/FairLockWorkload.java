@@ -33,8 +33,10 @@ import java.util.concurrent.TimeoutException;
  * {@link #JOIN_TIMEOUT}; a join without an answer by then is an unknown outcome, and given back should it
  * land after) and {@link FairLocks#await}, which ends by its wait plus the watch slack. So an acquire ends
  * well within its {@link #LEASE}, counted from its invocation, which the checker's lease windows and its
- * late-grant check rely on. Its output says the place it queued at, granted or not, and whether it lost
- * that place ({@code "lost":true}); a waiter that gave up otherwise held it, live, until then. A process
+ * late-grant check rely on. Its output says the place it queued at, granted or not, how long after the
+ * acquire began the join was answered ({@code joined_us}: the availability measure counts that answer as a
+ * write served), and whether it lost that place ({@code "lost":true}); a waiter that gave up otherwise held
+ * it, live, until then. A process
  * whose acquire got no answer reads the queue to learn whether it holds the lock, as {@link LockWorkload} says.
  */
 public final class FairLockWorkload extends LockWorkload {
@@ -76,8 +78,11 @@ public final class FairLockWorkload extends LockWorkload {
         return new FairLocks(client, LockOptions.defaults().withOwner(owner));
     }
 
-    /** What one acquire came to: the lease if granted, where it queued (place and key), whether it lost that place. */
-    private record Acquired(Optional<QueueLease> lease, long place, String key, boolean lost) {
+    /**
+     * What one acquire came to: the lease if granted, where it queued (place and key), whether it lost that
+     * place, and how long after the acquire began the join was answered (microseconds; 0 without a join).
+     */
+    private record Acquired(Optional<QueueLease> lease, long place, String key, boolean lost, long joinedMicros) {
     }
 
     @Override
@@ -95,6 +100,7 @@ public final class FairLockWorkload extends LockWorkload {
      * would record as certainly without effect.
      */
     private static Acquired acquire(FairLocks locks, Duration wait) {
+        long began = System.nanoTime();
         CompletableFuture<Ticket> joining = locks.enqueueAsync(LOCK, LEASE);
         Ticket ticket;
         try {
@@ -104,17 +110,18 @@ public final class FairLockWorkload extends LockWorkload {
             throw new IllegalStateException("joining the queue got no answer in " + JOIN_TIMEOUT.toMillis() + " ms");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof LeaseLostException) {
-                return new Acquired(Optional.empty(), 0, null, true); // answered too late and given back
+                return new Acquired(Optional.empty(), 0, null, true, 0); // answered too late and given back
             }
             throw unknown(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted");
         }
+        long joined = (System.nanoTime() - began) / 1_000;
         try {
-            return new Acquired(locks.await(ticket, wait), ticket.place(), ticket.key(), false);
+            return new Acquired(locks.await(ticket, wait), ticket.place(), ticket.key(), false, joined);
         } catch (LeaseLostException e) {
-            return new Acquired(Optional.empty(), ticket.place(), ticket.key(), true);
+            return new Acquired(Optional.empty(), ticket.place(), ticket.key(), true, joined);
         } catch (RuntimeException e) {
             throw unknown(e);
         }
@@ -156,7 +163,7 @@ public final class FairLockWorkload extends LockWorkload {
     private static JsonNode output(Acquired a) {
         ObjectNode o = History.object().put("granted", a.lease().isPresent());
         if (a.place() > 0) {
-            o.put("queued", a.place()).put("entry", entry(a.key()));
+            o.put("queued", a.place()).put("entry", entry(a.key())).put("joined_us", a.joinedMicros());
         }
         a.lease().ifPresent(l -> o.put("token", l.fencingToken()));
         if (a.lost()) {
