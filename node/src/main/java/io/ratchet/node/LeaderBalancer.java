@@ -4,6 +4,7 @@ import io.ratchet.protocol.DaemonThreads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -36,8 +38,12 @@ import org.slf4j.LoggerFactory;
  *     waited (the run's worst gaps, 2.7 and 3.1 s),
  * <li>and are not starved of CPU;
  * </ul>
- * and only while every voter of the group answers: during a fault (a voter down, paused, cut off) a
- * hand-over would have the group's writes wait on the two voters left. Each node judges from its own
+ * and only while every voter of the group answers and none was starved of CPU at any answer to this node's
+ * pace questions in the last {@link #steady()}: during a fault (a voter down, paused, cut off, slow) a
+ * hand-over would have the group's writes wait on the voters left, and a node under a CPU quota that has
+ * just handed its groups away does less and may answer a moment later that it runs freely (in a soak, a
+ * group was handed to a node while another was starved, and to the starved one when it had shed its groups,
+ * and each time the new leader was slow and handed the group on within 2.5 s). Each node judges from its own
  * view of every group's leader (it is a member of all of them), and moves one group a round, so the
  * spread settles in a few rounds, to counts that differ by one at most, and no group is handed back and
  * forth: after a move the giver still leads at least as many as the taker. A round in which some group
@@ -66,6 +72,7 @@ final class LeaderBalancer implements AutoCloseable {
     /** Asks a candidate how starved of CPU it is; null: nobody is asked (a test without the service). */
     private final PaceAsker pace;
     private final double slowShare;
+    private final Duration steady;
     private final List<HandOver> handOvers = new ArrayList<>();
     private final Steadiness steadiness;
     private final ScheduledExecutorService timer =
@@ -80,6 +87,7 @@ final class LeaderBalancer implements AutoCloseable {
                    double slowShare) {
         this.server = server;
         this.steadiness = new Steadiness(steady);
+        this.steady = steady;
         this.groups = List.copyOf(groups);
         this.pace = pace;
         this.slowShare = slowShare;
@@ -127,6 +135,9 @@ final class LeaderBalancer implements AutoCloseable {
             for (int g = 0; g < divisions.size(); g++) {
                 RaftServer.Division d = divisions.get(g);
                 RaftGroupId id = groups.get(g);
+                if (aVoterWasStarved(d, now)) {
+                    continue;
+                }
                 List<RaftPeerId> candidates = candidates(HandOver.voters(d), d.getRaftConf().getCurrentPeers().size() - 1,
                         d.getRaftLog().getLastCommittedIndex(), p -> steadiness.steady(id, p, now));
                 RaftPeerId target = target(candidates, led, mine, p -> starved(d, p)).orElse(null);
@@ -201,6 +212,29 @@ final class LeaderBalancer implements AutoCloseable {
                 .sorted(Comparator.comparingInt((RaftPeerId p) -> led.get(p)).thenComparing(RaftPeerId::toString))
                 .filter(starved.negate())
                 .findFirst();
+    }
+
+    /**
+     * Whether a voter of {@code division} other than this node answered a pace question (or left one
+     * unanswered) at or over the slow-leader threshold within the steady time before {@code now}.
+     */
+    private boolean aVoterWasStarved(RaftServer.Division division, long now) {
+        return pace != null && starvedVoter(division.getRaftConf().getCurrentPeers(), server.getId(),
+                address -> pace.highestSince(address, now - steady.toNanos()), slowShare).isPresent();
+    }
+
+    /**
+     * The first of {@code voters} but {@code self} whose highest share lately ({@code highestLately}, by
+     * address; empty when it was not asked) is at or over {@code slowShare}; none when {@code slowShare} is 0.
+     */
+    static Optional<RaftPeerId> starvedVoter(Collection<RaftPeer> voters, RaftPeerId self,
+                                             Function<String, Optional<Double>> highestLately, double slowShare) {
+        if (slowShare <= 0) {
+            return Optional.empty();
+        }
+        return voters.stream().filter(v -> !v.getId().equals(self))
+                .filter(v -> highestLately.apply(v.getAddress()).orElse(0.0) >= slowShare)
+                .map(RaftPeer::getId).findFirst();
     }
 
     /**

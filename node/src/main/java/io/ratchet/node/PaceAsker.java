@@ -4,7 +4,9 @@ import io.ratchet.common.Credentials;
 import io.ratchet.common.NodeChannels;
 import io.ratchet.protocol.PaceRpc;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +23,9 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  * pace thread waited for a core), over channels kept open per address: the slow-leader watch, before it
  * hands leadership away, and the leader balancer, before it hands a group to a node. One per node, for
  * every group: it keeps each node's last answer ({@link #refresh}, {@link #recent}), so that however many
- * groups this node leads, another node is asked at most once every {@link #REFRESH}.
+ * groups this node leads, another node is asked at most once every {@link #REFRESH}; and each node's
+ * answers of the last {@link Answers#KEPT}, so that the balancer can pass over a node that was starved a
+ * moment ago ({@link #highestSince}).
  */
 final class PaceAsker implements AutoCloseable {
     /** How long an answer may take: a node that cannot answer in this is as good as slow. */
@@ -40,6 +44,7 @@ final class PaceAsker implements AutoCloseable {
     private final Credentials credentials;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
+    private final Map<String, Answers> kept = new ConcurrentHashMap<>();
     /** When {@link #refresh} last asked each address. */
     private final Map<String, Long> asked = new ConcurrentHashMap<>();
 
@@ -54,6 +59,7 @@ final class PaceAsker implements AutoCloseable {
             if (gone) {
                 channels.get(address).shutdownNow();
                 answers.remove(address);
+                kept.remove(address);
                 asked.remove(address);
             }
             return gone;
@@ -88,6 +94,16 @@ final class PaceAsker implements AutoCloseable {
         return Optional.ofNullable(answers.get(address));
     }
 
+    /**
+     * The highest share the node at {@code address} answered (to {@link #refresh} or any question) at or
+     * after {@code since} ({@link System#nanoTime}; at most {@link Answers#KEPT} back), a question it did not
+     * answer counting as 1, if it was asked then.
+     */
+    Optional<Double> highestSince(String address, long since) {
+        Answers a = kept.get(address);
+        return a == null ? Optional.empty() : a.highestSince(since);
+    }
+
     /** The node at {@code address}'s stalled share; fails when it does not answer within {@link #ASK_MILLIS}. */
     CompletableFuture<Double> stalledShareOf(String address) {
         return stalledShareOf(address, ASK_MILLIS);
@@ -106,7 +122,9 @@ final class PaceAsker implements AutoCloseable {
                         @Override
                         public void onNext(byte[] answer) {
                             try {
-                                share.complete(PaceRpc.decode(answer));
+                                double decoded = PaceRpc.decode(answer);
+                                kept.computeIfAbsent(address, a -> new Answers()).add(new Answer(decoded, System.nanoTime()));
+                                share.complete(decoded);
                             } catch (IllegalArgumentException e) {
                                 share.completeExceptionally(e);
                             }
@@ -114,6 +132,8 @@ final class PaceAsker implements AutoCloseable {
 
                         @Override
                         public void onError(Throwable t) {
+                            // No answer in time is as good as slow: kept as a whole second waited.
+                            kept.computeIfAbsent(address, a -> new Answers()).add(new Answer(1, System.nanoTime()));
                             share.completeExceptionally(t);
                         }
 
@@ -131,5 +151,23 @@ final class PaceAsker implements AutoCloseable {
     @Override
     public void close() {
         channels.values().forEach(ManagedChannel::shutdownNow);
+    }
+
+    /** One node's answers of the last {@link #KEPT}, oldest first. */
+    static final class Answers {
+        /** How far back answers are kept: longer than the balancer's steady time by default (30 s). */
+        static final Duration KEPT = Duration.ofSeconds(60);
+        private final Deque<Answer> answers = new ArrayDeque<>();
+
+        synchronized void add(Answer answer) {
+            answers.addLast(answer);
+            while (!answers.isEmpty() && answer.at() - answers.peekFirst().at() > KEPT.toNanos()) {
+                answers.removeFirst();
+            }
+        }
+
+        synchronized Optional<Double> highestSince(long since) {
+            return answers.stream().filter(a -> a.at() - since >= 0).map(Answer::share).max(Double::compare);
+        }
     }
 }

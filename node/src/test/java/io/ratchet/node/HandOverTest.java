@@ -5,9 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.Test;
 
@@ -42,12 +47,12 @@ class HandOverTest {
     @Test
     void theBalancerPassesOverAVoterStarvedOfCpuAndTakesTheNext() {
         RaftPeerId n1 = RaftPeerId.valueOf("n1");
-        java.util.Map<RaftPeerId, Integer> led = java.util.Map.of(n1, 3, N2, 0, N3, 1);
+        Map<RaftPeerId, Integer> led = Map.of(n1, 3, N2, 0, N3, 1);
         // n2 leads nothing because the slow-leader watch just handed its groups away: it is not handed one back.
-        assertEquals(java.util.Optional.of(N3), LeaderBalancer.target(List.of(N2, N3), led, 3, N2::equals));
-        assertEquals(java.util.Optional.of(N2), LeaderBalancer.target(List.of(N2, N3), led, 3, p -> false));
+        assertEquals(Optional.of(N3), LeaderBalancer.target(List.of(N2, N3), led, 3, N2::equals));
+        assertEquals(Optional.of(N2), LeaderBalancer.target(List.of(N2, N3), led, 3, p -> false));
         // Nobody leads two fewer than the giver: nothing moves.
-        assertEquals(java.util.Optional.empty(), LeaderBalancer.target(List.of(N2, N3), java.util.Map.of(n1, 2, N2, 1, N3, 1), 2, p -> false));
+        assertEquals(Optional.empty(), LeaderBalancer.target(List.of(N2, N3), Map.of(n1, 2, N2, 1, N3, 1), 2, p -> false));
     }
 
     @Test
@@ -88,5 +93,25 @@ class HandOverTest {
 
     private static long seconds(long s) {
         return TimeUnit.SECONDS.toNanos(s);
+    }
+
+    @Test
+    void aGroupIsNotMovedWhileAVoterWasStarvedOfCpuLately() {
+        RaftPeerId n1 = RaftPeerId.valueOf("n1");
+        List<RaftPeer> voters = List.of(peer("n1", 1), peer("n2", 2), peer("n3", 3));
+        Map<String, Double> lately = new HashMap<>(Map.of("h:1", 0.9, "h:2", 0.05, "h:3", 0.6));
+        Function<String, Optional<Double>> highest = address -> Optional.ofNullable(lately.get(address));
+        assertEquals(Optional.of(N3), LeaderBalancer.starvedVoter(voters, n1, highest, 0.3),
+                "n3 waited 60% of a second lately (n1, this node, does not count: its own watch decides for it)");
+        lately.put("h:3", 0.29);
+        assertEquals(Optional.empty(), LeaderBalancer.starvedVoter(voters, n1, highest, 0.3));
+        lately.remove("h:3");
+        assertEquals(Optional.empty(), LeaderBalancer.starvedVoter(voters, n1, highest, 0.3), "not asked lately");
+        lately.put("h:2", 1.0);
+        assertEquals(Optional.empty(), LeaderBalancer.starvedVoter(voters, n1, highest, 0), "threshold 0: nobody is starved");
+    }
+
+    private static RaftPeer peer(String id, int port) {
+        return RaftPeer.newBuilder().setId(id).setAddress("h:" + port).build();
     }
 }

@@ -52,6 +52,20 @@ class SlowLeaderTest {
     }
 
     @Test
+    void aNodesAnswersAreKeptForAMinuteSoThatOneStarvedAMomentAgoIsKnownAfterItRecovers() {
+        long t = 7_000_000 * MS;
+        PaceAsker.Answers answers = new PaceAsker.Answers();
+        answers.add(new PaceAsker.Answer(0.05, t));
+        answers.add(new PaceAsker.Answer(0.6, t + 1_000 * MS)); // starved, leading
+        answers.add(new PaceAsker.Answer(0.04, t + 2_000 * MS)); // its groups handed away: it runs freely again
+        assertEquals(Optional.of(0.6), answers.highestSince(t + 1_000 * MS), "starved within the time looked back");
+        assertEquals(Optional.of(0.04), answers.highestSince(t + 1_001 * MS));
+        assertEquals(Optional.empty(), answers.highestSince(t + 2_001 * MS), "nothing asked since");
+        answers.add(new PaceAsker.Answer(0.02, t + 1_000 * MS + PaceAsker.Answers.KEPT.toNanos() + MS));
+        assertEquals(Optional.of(0.04), answers.highestSince(t), "answers older than a minute are dropped");
+    }
+
+    @Test
     void theWindowCountsTheShareOfTheLastSecondSpentLate() {
         PaceMeter.Window window = new PaceMeter.Window();
         long t = 1_000_000 * MS; // any origin; nanoTime may be anything
