@@ -215,8 +215,8 @@ final class LeaderBalancer implements AutoCloseable {
     }
 
     /**
-     * Whether a voter of {@code division} other than this node answered a pace question (or left one
-     * unanswered) at or over the slow-leader threshold within the steady time before {@code now}.
+     * Whether a voter of {@code division} other than this node answered a pace question at or over the
+     * slow-leader threshold within the steady time before {@code now}.
      */
     private boolean aVoterWasStarved(RaftServer.Division division, long now) {
         return pace != null && starvedVoter(division.getRaftConf().getCurrentPeers(), server.getId(),

@@ -96,8 +96,8 @@ final class PaceAsker implements AutoCloseable {
 
     /**
      * The highest share the node at {@code address} answered (to {@link #refresh} or any question) at or
-     * after {@code since} ({@link System#nanoTime}; at most {@link Answers#KEPT} back), a question it did not
-     * answer counting as 1, if it was asked then.
+     * after {@code since} ({@link System#nanoTime}; at most {@link Answers#KEPT} back), if it answered then.
+     * Questions it left unanswered are not kept: the balancer's own looks tell a node that is away.
      */
     Optional<Double> highestSince(String address, long since) {
         Answers a = kept.get(address);
@@ -132,8 +132,6 @@ final class PaceAsker implements AutoCloseable {
 
                         @Override
                         public void onError(Throwable t) {
-                            // No answer in time is as good as slow: kept as a whole second waited.
-                            kept.computeIfAbsent(address, a -> new Answers()).add(new Answer(1, System.nanoTime()));
                             share.completeExceptionally(t);
                         }
 
