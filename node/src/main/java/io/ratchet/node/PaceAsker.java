@@ -22,10 +22,10 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  * Asks other nodes how starved of CPU they are ({@link PaceRpc}: the share of the last second their
  * pace thread waited for a core), over channels kept open per address: the slow-leader watch, before it
  * hands leadership away, and the leader balancer, before it hands a group to a node. One per node, for
- * every group: it keeps each node's last answer ({@link #refresh}, {@link #recent}), so that however many
- * groups this node leads, another node is asked at most once every {@link #REFRESH}; and each node's
- * answers of the last {@link Answers#KEPT}, so that the balancer can pass over a node that was starved a
- * moment ago ({@link #highestSince}).
+ * every group: it keeps each node's answers of the last {@link Answers#KEPT}, the last of them for the
+ * watch ({@link #refresh}, {@link #recent}), so that however many groups this node leads, another node is
+ * asked at most once every {@link #REFRESH}, and all of them for the balancer, to pass over a node that
+ * was starved a moment ago ({@link #highestSince}).
  */
 final class PaceAsker implements AutoCloseable {
     /** How long an answer may take: a node that cannot answer in this is as good as slow. */
@@ -43,7 +43,6 @@ final class PaceAsker implements AutoCloseable {
 
     private final Credentials credentials;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
-    private final Map<String, Answer> answers = new ConcurrentHashMap<>();
     private final Map<String, Answers> kept = new ConcurrentHashMap<>();
     /** When {@link #refresh} last asked each address. */
     private final Map<String, Long> asked = new ConcurrentHashMap<>();
@@ -58,7 +57,6 @@ final class PaceAsker implements AutoCloseable {
             boolean gone = members.stream().noneMatch(peer -> address.equals(peer.getAddress()));
             if (gone) {
                 channels.get(address).shutdownNow();
-                answers.remove(address);
                 kept.remove(address);
                 asked.remove(address);
             }
@@ -82,16 +80,13 @@ final class PaceAsker implements AutoCloseable {
         if (!mine) {
             return;
         }
-        stalledShareOf(address, millis).whenComplete((share, e) -> {
-            if (e == null) {
-                answers.put(address, new Answer(share, System.nanoTime()));
-            }
-        });
+        stalledShareOf(address, millis); // its answer is kept
     }
 
-    /** The last answer the node at {@code address} gave {@link #refresh}, if any. */
+    /** The last answer the node at {@code address} gave, to {@link #refresh} or any question, if any is kept. */
     Optional<Answer> recent(String address) {
-        return Optional.ofNullable(answers.get(address));
+        Answers a = kept.get(address);
+        return a == null ? Optional.empty() : a.last();
     }
 
     /**
@@ -162,6 +157,10 @@ final class PaceAsker implements AutoCloseable {
             while (!answers.isEmpty() && answer.at() - answers.peekFirst().at() > KEPT.toNanos()) {
                 answers.removeFirst();
             }
+        }
+
+        synchronized Optional<Answer> last() {
+            return Optional.ofNullable(answers.peekLast());
         }
 
         synchronized Optional<Double> highestSince(long since) {

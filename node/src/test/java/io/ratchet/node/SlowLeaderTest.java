@@ -61,6 +61,7 @@ class SlowLeaderTest {
         assertEquals(Optional.of(0.6), answers.highestSince(t + 1_000 * MS), "starved within the time looked back");
         assertEquals(Optional.of(0.04), answers.highestSince(t + 1_001 * MS));
         assertEquals(Optional.empty(), answers.highestSince(t + 2_001 * MS), "nothing asked since");
+        assertEquals(Optional.of(new PaceAsker.Answer(0.04, t + 2_000 * MS)), answers.last(), "the watch's: the newest");
         answers.add(new PaceAsker.Answer(0.02, t + 1_000 * MS + PaceAsker.Answers.KEPT.toNanos() + MS));
         assertEquals(Optional.of(0.04), answers.highestSince(t), "answers older than a minute are dropped");
     }
