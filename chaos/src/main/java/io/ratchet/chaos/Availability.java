@@ -298,7 +298,7 @@ final class Availability {
     static long joinAnswered(Op completion, long invokedAt) {
         JsonNode out = completion.output();
         if (invokedAt == Long.MIN_VALUE || completion.type() != OpType.OK || out == null || !"acquire".equals(completion.f())
-                || out.path("lost").asBoolean(false) || !out.has("queued") || !out.has("joined_us")) {
+                || out.path("lost").asBoolean(false) || !out.has("joined_us")) {
             return Long.MIN_VALUE;
         }
         return invokedAt + out.path("joined_us").asLong() * 1_000;
