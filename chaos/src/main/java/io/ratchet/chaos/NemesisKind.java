@@ -22,7 +22,10 @@ public enum NemesisKind {
     MEMBERSHIP,
     /** Membership changes and kill-leader at once, each on its own schedule, so kills land during changes. */
     MEMBERSHIP_KILL_LEADER("membership+kill-leader"),
-    /** A node's wall clock stepped one to five minutes ahead or back, and back to true time. Needs a C compiler. */
+    /**
+     * A node's wall clock stepped one to five minutes ahead or back, or a node restarted on a clock 5 to 30 s
+     * ahead and made the leader; back to true time when healed. Needs a C compiler.
+     */
     CLOCK,
     /** A node's disk stalls its fsyncs for seconds, or fails with EIO. Needs a C compiler. */
     DISK,

@@ -110,7 +110,7 @@ public final class RatchetNode implements AutoCloseable {
     private final ExecutorService httpBlocking = Executors.newFixedThreadPool(2, DaemonThreads.named("ratchet-http-blocking"));
 
     private RatchetNode(NodeConfig config, List<RaftGroupId> groupIds, RaftServer server, FrontEnd frontEnd, AdminService admin,
-                        Authorizer authorizer, NodeMetrics metrics, StampClock clock, PaceMeter pace, CommandSupport support,
+                        Authorizer authorizer, NodeMetrics metrics, PaceMeter pace, CommandSupport support,
                         CompletableFuture<Halt> halted) {
         this.support = support;
         this.halted = halted;
@@ -131,7 +131,7 @@ public final class RatchetNode implements AutoCloseable {
         // Each group holds its share of the cluster's quota, as the client's setQuota gives it.
         long share = Math.max(Limits.MIN_QUOTA_BYTES, (quota + groupIds.size() - 1) / groupIds.size());
         for (RaftGroupId id : groupIds) {
-            sweepers.add(new Sweeper(server, id, config.sweepInterval(), clock));
+            sweepers.add(new Sweeper(server, id, config.sweepInterval()));
             stalledLogs.add(new StalledLogWatch(server, id));
             slowLeaders.add(new SlowLeaderWatch(server, id, pace, paceAsker));
             quotaBootstraps.add(new QuotaBootstrap(server, id, share, config.sweepInterval()));
@@ -142,7 +142,7 @@ public final class RatchetNode implements AutoCloseable {
                 .filter(id -> !id.equals(config.id())).map(RaftPeerId::valueOf).toList());
         this.balancer = groupIds.size() == 1 ? null : new LeaderBalancer(server, groupIds, LeaderBalancer.interval(),
                 LeaderBalancer.steady(), paceAsker, SlowLeaderWatch.threshold());
-        this.recovery = groupIds.size() == 1 ? null : new TransactionRecovery(server, groupIds, clock);
+        this.recovery = groupIds.size() == 1 ? null : new TransactionRecovery(server, groupIds);
     }
 
     /**
@@ -276,7 +276,7 @@ public final class RatchetNode implements AutoCloseable {
             }
             metrics.bindGroups(divisions);
         }
-        RatchetNode node = new RatchetNode(config, groupIds, server, frontEnd, admin, authorizer, metrics, clock, pace, support, halted);
+        RatchetNode node = new RatchetNode(config, groupIds, server, frontEnd, admin, authorizer, metrics, pace, support, halted);
         if (config.httpPort() != 0) {
             try {
                 node.startHttp(tls);

@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
  * minutes late). With it, stamps run between 0.99 and 1.01 times as fast as the monotonic clock, so a lease
  * of {@code d} is honoured for between {@code 0.99 d} and {@code 1.01 d} of this node's real time while it
  * leads, whatever its wall clock does; a wall clock that stays moved is caught up with at that rate (a
- * five-minute step in about eight hours). The wall clock at the node's start is trusted as it is: the
- * assumption that the nodes' clocks agree within a small skew (docs/RECIPES.md, "Clocks") covers that.
+ * five-minute step in about eight hours). The wall clock at the node's start is trusted as it is; each
+ * group's {@code ClusterClock} then keeps a new leader's stamps from jumping to it when it is ahead of the
+ * cluster time the last leader left.
  *
  * <p>Each reading compares the wall clock with where the monotonic clock says it should be; a difference
  * over {@link #STEP_MILLIS} is logged as a step (once per step) and counted. Thread-safe.

@@ -11,7 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -19,9 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * On the leader only: every interval, proposes a sweep of the items that have expired by the
- * leader's {@link StampClock}, in batches. The proposal is a hint; apply re-checks each item against cluster time
- * and its index, so a renewal that lands first wins, and a follower's clock never matters.
+ * On the leader only: every interval, proposes a sweep of the items that have expired by the stamp the
+ * leader would give now ({@link RatchetStateMachine#stampNow()}), in batches. The proposal is a hint; apply
+ * re-checks each item against cluster time and its index, so a renewal that lands first wins, and a
+ * follower's clock never matters.
  */
 final class Sweeper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
@@ -30,12 +30,10 @@ final class Sweeper implements AutoCloseable {
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final LocalSubmitter local;
-    private final LongSupplier clock;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ratchet-sweeper"));
 
-    Sweeper(RaftServer server, RaftGroupId groupId, Duration interval, LongSupplier clock) {
+    Sweeper(RaftServer server, RaftGroupId groupId, Duration interval) {
         this.server = server;
-        this.clock = clock;
         this.groupId = groupId;
         this.local = new LocalSubmitter(groupId);
         timer.scheduleWithFixedDelay(this::sweepOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
@@ -51,7 +49,7 @@ final class Sweeper implements AutoCloseable {
             List<Command.KeyIndex> due;
             // Full batches go out back to back; a partial one means this round is done.
             do {
-                due = machine.expiredAt(clock.getAsLong(), BATCH);
+                due = machine.expiredAt(machine.stampNow(), BATCH);
                 if (due.isEmpty()) {
                     return;
                 }

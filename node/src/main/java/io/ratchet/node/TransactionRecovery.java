@@ -19,7 +19,6 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -54,14 +53,12 @@ final class TransactionRecovery implements AutoCloseable {
     private final RaftServer server;
     private final List<RaftGroupId> groupIds;
     private final List<LocalSubmitter> local = new ArrayList<>();
-    private final LongSupplier clock;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.named("ratchet-txn-recovery"));
 
-    TransactionRecovery(RaftServer server, List<RaftGroupId> groupIds, LongSupplier clock) {
+    TransactionRecovery(RaftServer server, List<RaftGroupId> groupIds) {
         this.server = server;
         this.groupIds = List.copyOf(groupIds);
-        this.clock = clock;
         groupIds.forEach(id -> local.add(new LocalSubmitter(id)));
         timer.scheduleWithFixedDelay(this::round, INTERVAL.toMillis(), INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -75,7 +72,7 @@ final class TransactionRecovery implements AutoCloseable {
                 }
                 RatchetStateMachine machine = (RatchetStateMachine) division.getStateMachine();
                 List<TxnWork> forgets = new ArrayList<>();
-                for (TxnWork work : machine.transactionWork(clock.getAsLong(), SETTLE_AFTER.toMillis(), FORGET_AFTER.toMillis())) {
+                for (TxnWork work : machine.transactionWork(machine.stampNow(), SETTLE_AFTER.toMillis(), FORGET_AFTER.toMillis())) {
                     if (work.kind() == TxnWork.Kind.FORGET) {
                         forgets.add(work);
                     } else {

@@ -43,6 +43,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.impl.LogConfigurations;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -87,7 +88,12 @@ public final class RatchetStateMachine extends BaseStateMachine {
     private final DiskStateStorage storage = new DiskStateStorage(this::getLatestSnapshot);
     /** Apply holds the write lock; queries the read lock, so a reader never sees half an entry. */
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
-    private final LongSupplier leaderClock;
+    /** Stamps this group's entries while this replica leads: cluster time carried on across leaders. */
+    private final ClusterClock clusterClock;
+    /** The cluster time applied, for the stamps: read without the lock by {@link #startTransaction}. */
+    private volatile long clusterTime;
+    /** This replica's Ratis division, once asked (to tell the entries of the leader it follows). */
+    private volatile DivisionInfo division;
     private final RocksKeyValueStore.Settings storeSettings;
     private final SnapshotSource snapshots;
     private final Watches watches = new Watches();
@@ -161,7 +167,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
      */
     public RatchetStateMachine(LongSupplier leaderClock, RocksKeyValueStore.Settings storeSettings,
                                FlushPolicy flushPolicy, SnapshotSource snapshots) {
-        this.leaderClock = leaderClock;
+        this.clusterClock = new ClusterClock(leaderClock, System::nanoTime);
         this.storeSettings = storeSettings;
         this.flushPolicy = flushPolicy;
         this.snapshots = snapshots;
@@ -270,6 +276,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             quota = new Result.Quota(store.used(), store.quota());
             quotaSet = store.quotaSet();
             auth = store.auth();
+            clusterTime = store.clusterTime();
             TermIndex position = position(store);
             setLastAppliedTermIndex(position);
             durable = position.getIndex() > 0 ? new DiskStateStorage.Durable(position) : null;
@@ -453,7 +460,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             batches.forEach(Batch::validate);
             checkProposable(batches);
             checkQuotasFitDisk(batches);
-            Entry entry = new Entry(leaderClock.getAsLong(), batches);
+            Entry entry = new Entry(clusterClock.stamp(clusterTime), batches);
             return context.setLogData(RaftBytes.wrap(Codec.encodeEntry(entry))).build();
         } catch (InvalidCommandException e) {
             TransactionContext refused = context.build();
@@ -602,7 +609,8 @@ public final class RatchetStateMachine extends BaseStateMachine {
 
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
-        // Read for the apply listener's latency only; no state depends on it (cluster time comes from stamps).
+        // Read for the apply listener's latency and the cluster clock's estimate only; no state depends on it
+        // (cluster time comes from stamps).
         long started = System.nanoTime();
         LogEntryProto logEntry = trx.getLogEntry();
         long index = logEntry.getIndex();
@@ -644,6 +652,7 @@ public final class RatchetStateMachine extends BaseStateMachine {
             quota = new Result.Quota(store.used(), store.quota());
             quotaSet = store.quotaSet();
             auth = store.auth();
+            clusterTime = store.clusterTime();
             quotaAlarm.observe(quota.used(), quota.quota(), results);
             // Only the watches this entry can have answered (the keys it changed), never all of them.
             wakeups = entry == null ? List.of() : watches.fired(store);
@@ -652,10 +661,35 @@ public final class RatchetStateMachine extends BaseStateMachine {
             lock.writeLock().unlock();
         }
         wakeups.forEach(Runnable::run);
+        if (entry != null && fromLeaderFollowed(logEntry.getTerm())) {
+            clusterClock.saw(entry.stamp(), started);
+        }
         if (entry != null) {
             tellApplied(entry, results, System.nanoTime() - started);
         }
         return CompletableFuture.completedFuture(RaftBytes.message(Codec.encodeResults(results)));
+    }
+
+    /**
+     * Whether an entry of {@code term} was appended by the leader this replica follows now: not a replay from
+     * its log, not an earlier leader's entry caught up with, not its own (a leader knows its stamps). Only such
+     * an entry's stamp tells where cluster time is now.
+     */
+    private boolean fromLeaderFollowed(long term) {
+        DivisionInfo info = division;
+        if (info == null) {
+            RaftServer server = getServer().getNow(null);
+            if (server == null) {
+                return false;
+            }
+            try {
+                info = server.getDivision(getGroupId()).getInfo();
+            } catch (IOException e) {
+                return false;
+            }
+            division = info;
+        }
+        return !info.isLeader() && info.getLeaderId() != null && info.getCurrentTerm() == term;
     }
 
     private void tellApplied(Entry entry, List<Result> results, long nanos) {
@@ -786,8 +820,15 @@ public final class RatchetStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Items that have expired at {@code time} by the leader's clock, for the sweeper to propose; apply
-     * re-checks each against cluster time.
+     * The stamp this replica would give an entry now, were it the leader: where its expiry scans look.
+     */
+    public long stampNow() {
+        return clusterClock.peek(clusterTime);
+    }
+
+    /**
+     * Items that have expired at {@code time} by the leader's clock ({@link #stampNow}), for the sweeper to
+     * propose; apply re-checks each against cluster time.
      */
     public List<Command.KeyIndex> expiredAt(long time, int limit) {
         lock.readLock().lock();

@@ -81,12 +81,19 @@ class DiskStateMachineTest {
         return machine;
     }
 
-    /** The machine only asks its server for its id (to name itself in logs); nothing else is there. */
+    /**
+     * The machine only asks its server for its id (to name itself in logs) and for its division (whose
+     * leader's entries tell the cluster clock where cluster time is): this server has none, as a server
+     * that no longer holds the group answers.
+     */
     private static RaftServer serverNamed(String id) {
         return (RaftServer) Proxy.newProxyInstance(RaftServer.class.getClassLoader(), new Class<?>[] {RaftServer.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("getId")) {
                         return RaftPeerId.valueOf(id);
+                    }
+                    if (method.getName().equals("getDivision")) {
+                        throw new IOException("no division here");
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
