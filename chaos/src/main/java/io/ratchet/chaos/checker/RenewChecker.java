@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * {@code lease-lost} anomaly. And a renewal must land within the lease: for each renewal that landed, the
  * lease left when its answer came, counted from when the last renewal (or the acquire) that landed before
  * it was sent, as the lock client counts it; a renewal answered after that is {@code renewal-late}, since
- * the holder could not know it still held the lock in between. The least lease left is reported.
+ * the holder could not know it still held the lock in between. A renewal answered "lost" after that time
+ * is {@code renewal-late} too, not {@code lease-lost}: the lease ran out while it waited, which is a gap
+ * of the cluster's, not a lease ended early. The least lease left is reported.
  *
  * <p>History lines it reads, all keyed by the lock and naming the owner in the input:
  * <ul>
@@ -105,7 +107,18 @@ public final class RenewChecker implements Checker {
                         tally.renewals++;
                         landed = op;
                     } else if (out != null && out.path("lost").asBoolean()) {
-                        anomalies.add(lost(owner, op, landed, "a renewal found it gone"));
+                        long left = landed == null ? 0 : landed.invoke().time() + leaseNanos - op.completion().time();
+                        if (left < 0) {
+                            // Gone because the renewal waited past the lease, not taken early: a gap, told apart so.
+                            tally.leastLeft = Math.min(tally.leastLeft, left);
+                            anomalies.add(new Anomaly(WORKLOAD, "renewal-late", op.key(), owner + "'s renewal, sent "
+                                    + millis(op.invoke().time() - landed.invoke().time()) + " ms after the last that landed, "
+                                    + "was answered " + millis(op.completion().time() - op.invoke().time()) + " ms later, "
+                                    + millis(-left) + " ms after the lease had run out, and found the lock gone: lost to the "
+                                    + "wait, not taken early", List.of(landed.callIndex(), op.callIndex(), op.returnIndex())));
+                        } else {
+                            anomalies.add(lost(owner, op, landed, "a renewal found it gone"));
+                        }
                         landed = null;
                     }
                 }

@@ -75,6 +75,21 @@ class RenewCheckerTest {
     }
 
     @Test
+    void aRenewalThatWaitedPastTheLeaseAndFoundTheLockGoneIsLateNotLostEarly() {
+        acquire(0, "r1");
+        renewed(renew(1_700, "r1"), 1_710);
+        Op late = renew(3_400, "r1");
+        s.at(8_700).ok(late, "{\"renewed\":false,\"lost\":true}"); // the lease from 1.7 s ran out at 6.7 s
+
+        CheckResult r = check();
+
+        assertEquals(List.of("renewal-late"), r.anomalies().stream().map(Anomaly::type).toList());
+        assertTrue(r.anomalies().get(0).detail().contains("was answered 5301 ms later, 2001 ms after the lease had run out"),
+                r.anomalies().get(0).detail());
+        assertEquals(-2_001L, r.details().get("least_lease_left_ms"), "6.7 s, less the answer at 8.7 s (and a tick)");
+    }
+
+    @Test
     void aReadAfterAnUnansweredRenewalThatFindsTheLockGoneIsALostLease() {
         acquire(0, "r1");
         s.at(1_700).info(renew(1_700, "r1"));
