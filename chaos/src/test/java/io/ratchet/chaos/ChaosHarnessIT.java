@@ -248,7 +248,7 @@ class ChaosHarnessIT {
      */
     @Test
     void lockHoldersNeverOverlapWhileNodesClocksStep() throws Exception {
-        Run run = chaos("clock", "--workload", "locks,renew", "--nemesis", "clock", "--duration", "30s",
+        Run run = chaos("clock", "--workload", "locks,renew", "--nemesis", "clock", "--duration", "22s",
                 "--interval", "2s", "--fault-duration", "3s", "--seed", "3");
         assertEquals(0, run.code, run.toString());
         assertEquals("valid", run.summary.path("checks").path("locks").asText(), run.toString());
