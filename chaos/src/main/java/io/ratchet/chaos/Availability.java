@@ -230,8 +230,7 @@ final class Availability {
             } else if (succeeded(op)) {
                 t.of(of).successes.add(new long[] {op.time(), op.index()});
             } else {
-                Op invoke = invoked.get(op.process());
-                long joined = joinAnswered(op, invoke == null ? Long.MIN_VALUE : invoke.time());
+                long joined = joinAnswered(op, invoked.get(op.process()));
                 if (joined != Long.MIN_VALUE) {
                     t.of(of).successes.add(new long[] {joined, op.index()});
                 }
@@ -291,17 +290,18 @@ final class Availability {
 
     /**
      * When the cluster answered the queue join of an acquire that waited its turn and came back without a
-     * grant (its output's {@code joined_us} after {@code invokedAt}), or {@link Long#MIN_VALUE} when it is
-     * not such an acquire or says nothing of its join. The join is a write the cluster served, and it is
-     * counted when it was answered, not when the wait ran out, which a stalled cluster causes too.
+     * grant (its output's {@code joined_us} after its {@code invoke}), or {@link Long#MIN_VALUE} when it is
+     * not such an acquire, says nothing of its join or its invocation is not known. The join is a write the
+     * cluster served, and it is counted when it was answered, not when the wait ran out, which a stalled
+     * cluster causes too.
      */
-    static long joinAnswered(Op completion, long invokedAt) {
+    static long joinAnswered(Op completion, Op invoke) {
         JsonNode out = completion.output();
-        if (invokedAt == Long.MIN_VALUE || completion.type() != OpType.OK || out == null || !"acquire".equals(completion.f())
+        if (invoke == null || completion.type() != OpType.OK || out == null || !"acquire".equals(completion.f())
                 || out.path("lost").asBoolean(false) || !out.has("joined_us")) {
             return Long.MIN_VALUE;
         }
-        return invokedAt + out.path("joined_us").asLong() * 1_000;
+        return invoke.time() + out.path("joined_us").asLong() * 1_000;
     }
 
     /** The longest wait in {@code f}'s window for one workload's writes or reads; null when none of them was under way in it. */

@@ -72,7 +72,6 @@ final class LeaderBalancer implements AutoCloseable {
     /** Asks a candidate how starved of CPU it is; null: nobody is asked (a test without the service). */
     private final PaceAsker pace;
     private final double slowShare;
-    private final Duration steady;
     private final List<HandOver> handOvers = new ArrayList<>();
     private final Steadiness steadiness;
     private final ScheduledExecutorService timer =
@@ -87,7 +86,6 @@ final class LeaderBalancer implements AutoCloseable {
                    double slowShare) {
         this.server = server;
         this.steadiness = new Steadiness(steady);
-        this.steady = steady;
         this.groups = List.copyOf(groups);
         this.pace = pace;
         this.slowShare = slowShare;
@@ -194,6 +192,11 @@ final class LeaderBalancer implements AutoCloseable {
             heard.forEach(p -> since.putIfAbsent(p, now));
         }
 
+        /** The steady time before {@code now}, in {@link System#nanoTime} terms. */
+        long since(long now) {
+            return now - steadyNanos;
+        }
+
         /** Whether {@code peer} has been heard at every look of group {@code id} since at least the steady time before {@code now}. */
         boolean steady(RaftGroupId id, RaftPeerId peer, long now) {
             Long since = heardSince.getOrDefault(id, Map.of()).get(peer);
@@ -220,7 +223,7 @@ final class LeaderBalancer implements AutoCloseable {
      */
     private boolean aVoterWasStarved(RaftServer.Division division, long now) {
         return pace != null && starvedVoter(division.getRaftConf().getCurrentPeers(), server.getId(),
-                address -> pace.highestSince(address, now - steady.toNanos()), slowShare).isPresent();
+                address -> pace.highestSince(address, steadiness.since(now)), slowShare).isPresent();
     }
 
     /**

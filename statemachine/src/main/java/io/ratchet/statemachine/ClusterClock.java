@@ -41,7 +41,6 @@ final class ClusterClock {
     private long base;
     /** The monotonic nanos of the latest stamp seen or given: the pull allowed grows from there. */
     private long anchoredAt;
-    private long lastStamp = Long.MIN_VALUE;
     private boolean farAhead;
 
     /**
@@ -63,15 +62,13 @@ final class ClusterClock {
         long own = nodeClock.getAsLong();
         long stamp = next(now, own, clusterTime);
         noteAhead(own, stamp);
-        long millis = Math.max(lastStamp, Math.floorDiv(stamp, NANOS_PER_MILLI));
-        lastStamp = millis;
         anchor(stamp, now);
-        return millis;
+        return Math.floorDiv(stamp, NANOS_PER_MILLI);
     }
 
     /** The stamp {@link #stamp} would give now, without giving it (what a leader's expiry scan asks). */
     synchronized long peek(long clusterTime) {
-        return Math.max(lastStamp, Math.floorDiv(next(monoNanos.getAsLong(), nodeClock.getAsLong(), clusterTime), NANOS_PER_MILLI));
+        return Math.floorDiv(next(monoNanos.getAsLong(), nodeClock.getAsLong(), clusterTime), NANOS_PER_MILLI);
     }
 
     /**
@@ -90,6 +87,10 @@ final class ClusterClock {
         farAhead = far;
     }
 
+    /**
+     * Never below the last stamp given: that stamp raised the base to at least itself less its monotonic time,
+     * and the monotonic clock has not gone back since.
+     */
     private long next(long now, long own, long clusterTime) {
         long stamp = own * NANOS_PER_MILLI;
         if (anchored) {
