@@ -23,9 +23,14 @@ import java.util.Map;
  */
 record LoneFollower(RatchetNode node, RaftServerImpl follower, String address) implements AutoCloseable {
     static LoneFollower start(Path dir, Duration min, Duration max) throws Exception {
+        return start(dir, min, max, Map.of());
+    }
+
+    /** As {@link #start(Path, Duration, Duration)}, with the addresses given here for some of n2 and n3. */
+    static LoneFollower start(Path dir, Duration min, Duration max, Map<String, String> addresses) throws Exception {
         Map<String, String> peers = new LinkedHashMap<>();
         for (String id : List.of("n1", "n2", "n3")) {
-            peers.put(id, "127.0.0.1:" + FreePorts.next());
+            peers.put(id, addresses.getOrDefault(id, "127.0.0.1:" + FreePorts.next()));
         }
         RatchetNode node = RatchetNode.start(NodeConfig.of("n1", peers, dir.resolve("n1")).withElectionTimeout(min, max));
         try {

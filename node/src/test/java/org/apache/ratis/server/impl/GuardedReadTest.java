@@ -1,0 +1,95 @@
+package org.apache.ratis.server.impl;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.ratchet.common.Credentials;
+import io.ratchet.common.NodeChannels;
+import io.ratchet.protocol.Codec;
+import io.ratchet.protocol.Query;
+import io.ratchet.protocol.Refusal;
+import io.ratchet.protocol.Rpc;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A linearizable read that a follower sent on to its leader (Ratis' ReadIndex) is refused as having no
+ * leader once the follower no longer follows that leader, or has not heard from it for the minimum
+ * election timeout, instead of waiting out Ratis' request timeout (3 s) on a leader that went silent
+ * just after it was asked: the front end's guard ({@code FrontEnd.guardedRead}). The leader, n2, is a
+ * socket that takes connections and never answers, as a paused process' does; one heartbeat made here
+ * makes the real node follow it.
+ */
+class GuardedReadTest {
+    @Test
+    void aReadWaitingOnASilentLeaderIsRefusedOnceTheFollowerFollowsAnother(@TempDir Path dir) throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             LoneFollower lone = LoneFollower.start(dir, Duration.ofSeconds(30), Duration.ofSeconds(120),
+                     Map.of("n2", "127.0.0.1:" + silent.getLocalPort()))) {
+            heartbeat(lone.follower(), "n2", 1);
+            CompletableFuture<byte[]> read = read(lone.address());
+            // The read has gone on to n2 and waits there.
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> !read.isDone());
+            // n3 wins term 2 meanwhile; n2, the leader asked, is left behind.
+            heartbeat(lone.follower(), "n3", 2);
+            byte[] answer = read.get(2, TimeUnit.SECONDS);
+            Refusal refusal = Codec.decodeRefusal(answer);
+            assertEquals(Refusal.Reason.NO_LEADER, refusal.reason(), refusal.toString());
+            assertEquals("node n1 follows leader n3 now, not n2", refusal.message());
+        }
+    }
+
+    @Test
+    void aReadWaitingOnALeaderSilentForTheElectionTimeoutIsRefused(@TempDir Path dir) throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             LoneFollower lone = LoneFollower.start(dir, Duration.ofSeconds(1), Duration.ofSeconds(120),
+                     Map.of("n2", "127.0.0.1:" + silent.getLocalPort()))) {
+            heartbeat(lone.follower(), "n2", 1);
+            byte[] answer = read(lone.address()).get(10, TimeUnit.SECONDS);
+            Refusal refusal = Codec.decodeRefusal(answer);
+            // A follower that stood for election meanwhile (its timeout is drawn from 1..120 s) gives the read
+            // up for that reason instead.
+            assumeTrue(lone.follower().getInfo().getCurrentRole() == RaftPeerRole.FOLLOWER, "the follower stood for election");
+            assertEquals(Refusal.Reason.NO_LEADER, refusal.reason(), refusal.toString());
+            assertTrue(refusal.message().startsWith("node n1 has not heard from its leader for "), refusal.message());
+        }
+    }
+
+    private static void heartbeat(RaftServerImpl follower, String leader, long term) throws Exception {
+        RaftGroupMemberId from = RaftGroupMemberId.valueOf(RaftPeerId.valueOf(leader), follower.getMemberId().getGroupId());
+        AppendEntriesReplyProto heard = follower.appendEntriesAsync(ServerProtoUtils.toAppendEntriesRequestProto(
+                from, follower.getId(), term, List.of(), 0, false, null, List.of(), term, null)).get();
+        assertEquals(AppendEntriesReplyProto.AppendResult.SUCCESS, heard.getResult());
+        assertEquals(RaftPeerId.valueOf(leader), follower.getInfo().getLeaderId());
+    }
+
+    /** One get, sent as the client sends it, answered with the node's raw answer: results or a refusal. */
+    private static CompletableFuture<byte[]> read(String address) {
+        return CompletableFuture.supplyAsync(() -> {
+            ManagedChannel channel = NodeChannels.open(address, Credentials.NONE);
+            try {
+                return ClientCalls.blockingUnaryCall(channel, Rpc.READ, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+                        Codec.encodeQuery(new Query.Gets(List.of(new Query.Get("k")))));
+            } finally {
+                channel.shutdownNow();
+            }
+        });
+    }
+}
