@@ -27,7 +27,6 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
-import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -125,24 +124,8 @@ class GuardedReadTest {
         CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS);
         byte[] stale = ClientCalls.blockingUnaryCall(channel, Rpc.STALE_READ, options, Codec.encodeQuery(new Query.Get("k")));
         assertTrue(!Codec.isRefusal(stale), "a stale read answered from the node's store");
-        CompletableFuture<byte[]> answer = new CompletableFuture<>();
-        ClientCalls.asyncUnaryCall(channel.newCall(Rpc.READ, options),
-                Codec.encodeQuery(new Query.Gets(List.of(new Query.Get("k")))), new StreamObserver<>() {
-                    @Override
-                    public void onNext(byte[] value) {
-                        answer.complete(value);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                        answer.completeExceptionally(t);
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                        answer.complete(null);
-                    }
-                });
-        return answer.whenComplete((bytes, error) -> channel.shutdownNow());
+        return CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(channel, Rpc.READ, options,
+                        Codec.encodeQuery(new Query.Gets(List.of(new Query.Get("k"))))))
+                .whenComplete((bytes, error) -> channel.shutdownNow());
     }
 }
