@@ -588,13 +588,9 @@ final class FrontEnd implements AutoCloseable {
      * decides on its role alone: the role's proto, which names every follower, is built on followers only.
      */
     private Refusal leaderLost(Group group) {
-        try {
-            DivisionInfo info = division(group).getInfo();
-            // A follower that knows no leader is refused by Ratis' own read path.
-            return info.isFollower() && info.getLeaderId() != null ? lostLeader(group, info.getLeaderId()) : null;
-        } catch (IOException e) {
-            return null; // the read's own path reports a node that cannot serve
-        }
+        // A follower that knows no leader is refused by Ratis' own read path.
+        RaftPeerId leader = followedLeader(group);
+        return leader == null ? null : lostLeader(group, leader);
     }
 
     /**
@@ -612,34 +608,26 @@ final class FrontEnd implements AutoCloseable {
     private CompletableFuture<byte[]> guardedRead(Group group, byte[] query) {
         RaftPeerId asked = followedLeader(group);
         CompletableFuture<byte[]> read = read(group, query);
-        if (asked == null || read.isDone()) {
-            return read;
+        if (asked != null) {
+            guard(group, asked, read);
         }
-        CompletableFuture<byte[]> guarded = new CompletableFuture<>();
-        read.whenComplete((bytes, error) -> {
-            if (error != null) {
-                guarded.completeExceptionally(error);
-            } else {
-                guarded.complete(bytes);
-            }
-        });
-        guard(group, asked, guarded);
-        return guarded;
+        return read;
     }
 
-    static final long READ_GUARD_MILLIS = 100;
+    private static final long READ_GUARD_MILLIS = 100;
 
+    /** Fails {@code pending} (Ratis' answer, when it comes, is then dropped) once the leader it waits on is gone. */
     private void guard(Group group, RaftPeerId asked, CompletableFuture<byte[]> pending) {
+        if (pending.isDone()) {
+            return;
+        }
         try {
             readGuard.schedule(() -> {
-                if (pending.isDone()) {
-                    return;
-                }
-                Refusal lost = lostLeader(group, asked);
-                if (lost == null) {
-                    guard(group, asked, pending);
-                } else {
+                Refusal lost = pending.isDone() ? null : lostLeader(group, asked);
+                if (lost != null) {
                     pending.completeExceptionally(new ReadAbandoned(lost));
+                } else {
+                    guard(group, asked, pending);
                 }
             }, READ_GUARD_MILLIS, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
@@ -671,7 +659,7 @@ final class FrontEnd implements AutoCloseable {
     }
 
     /** A read given up while it waited on a leader that went away ({@link #guardedRead}). */
-    static final class ReadAbandoned extends RuntimeException {
+    private static final class ReadAbandoned extends RuntimeException {
         final transient Refusal refusal;
 
         ReadAbandoned(Refusal refusal) {

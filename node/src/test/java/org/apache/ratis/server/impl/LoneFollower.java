@@ -1,6 +1,7 @@
 package org.apache.ratis.server.impl;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.ratchet.node.FreePorts;
 import io.ratchet.node.NodeConfig;
@@ -11,6 +12,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 
 /**
  * One real node, n1, of a three-node configuration whose other two (n2, n3) are never started: the
@@ -45,6 +49,18 @@ record LoneFollower(RatchetNode node, RaftServerImpl follower, String address) i
             }
             throw e;
         }
+    }
+
+    /**
+     * One heartbeat from {@code leader} of {@code term}, as a leader's first append is (no entries, nothing
+     * committed yet): the node then follows it, and counts its silence from now.
+     */
+    void heartbeatFrom(String leader, long term) throws Exception {
+        RaftGroupMemberId from = RaftGroupMemberId.valueOf(RaftPeerId.valueOf(leader), follower.getMemberId().getGroupId());
+        AppendEntriesReplyProto heard = follower.appendEntriesAsync(ServerProtoUtils.toAppendEntriesRequestProto(
+                from, follower.getId(), term, List.of(), 0, false, null, List.of(), term, null)).get();
+        assertEquals(AppendEntriesReplyProto.AppendResult.SUCCESS, heard.getResult());
+        assertEquals(RaftPeerId.valueOf(leader), follower.getInfo().getLeaderId());
     }
 
     @Override
