@@ -27,6 +27,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.ratis.protocol.Message;
@@ -160,27 +165,22 @@ public final class LocalCluster implements AutoCloseable {
     void stopAll() {
         List<RatchetNode> nodes = new ArrayList<>(running.values());
         running.clear();
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        List<Thread> closers = nodes.stream().map(node -> new Thread(() -> {
-            try {
+        ExecutorService closing = Executors.newFixedThreadPool(Math.max(1, nodes.size()));
+        try {
+            List<Future<Object>> closed = closing.invokeAll(nodes.stream().<Callable<Object>>map(node -> () -> {
                 node.close();
-            } catch (IOException | RuntimeException e) {
-                failures.add(e);
+                return null;
+            }).toList());
+            for (Future<Object> f : closed) {
+                f.get();
             }
-        }, "stop-node")).toList();
-        closers.forEach(Thread::start);
-        for (Thread closer : closers) {
-            try {
-                closer.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while the nodes stopped", e);
-            }
-        }
-        if (!failures.isEmpty()) {
-            UncheckedIOException failure = new UncheckedIOException("a node did not stop cleanly", new IOException(failures.get(0)));
-            failures.stream().skip(1).forEach(failure::addSuppressed);
-            throw failure;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a node did not stop cleanly", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the nodes stopped", e);
+        } finally {
+            closing.shutdown();
         }
     }
 
