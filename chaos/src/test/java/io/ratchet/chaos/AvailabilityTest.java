@@ -189,7 +189,7 @@ class AvailabilityTest {
         heal(NemesisLoop.PROCESS, 1_500, 1_600);
 
         Availability a = measure();
-        // 300, not 2,100: a history without joined_us counts only grants (anAcquireWhoseWaitRanOut...).
+        // 300, not 2,100: a history without joined_us counts only grants (anAcquireWhoseWaitRanOutIsNotASuccessButARefusedTryIsAnAnswer).
         assertEquals(300, gap(a, 0, "fair-lock", Of.WRITE).millis());
     }
 

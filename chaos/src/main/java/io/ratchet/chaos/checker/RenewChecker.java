@@ -97,10 +97,7 @@ public final class RenewChecker implements Checker {
                             long left = landed.invoke().time() + leaseNanos - op.completion().time();
                             tally.leastLeft = Math.min(tally.leastLeft, left);
                             if (left < 0) {
-                                anomalies.add(new Anomaly(WORKLOAD, "renewal-late", op.key(), owner + "'s renewal was answered "
-                                        + millis(-left) + " ms after its lease, counted from the send of the last renewal that "
-                                        + "landed, had run out: for that long it could not know it held the lock",
-                                        List.of(landed.callIndex(), op.callIndex(), op.returnIndex())));
+                                anomalies.add(late(owner, op, landed, left, ": for that long it could not know it held the lock"));
                             }
                         }
                         tally.longest = Math.max(tally.longest, op.completion().time() - op.invoke().time());
@@ -111,11 +108,7 @@ public final class RenewChecker implements Checker {
                         if (left < 0) {
                             // Gone because the renewal waited past the lease, not taken early: a gap, told apart so.
                             tally.leastLeft = Math.min(tally.leastLeft, left);
-                            anomalies.add(new Anomaly(WORKLOAD, "renewal-late", op.key(), owner + "'s renewal, sent "
-                                    + millis(op.invoke().time() - landed.invoke().time()) + " ms after the last that landed, "
-                                    + "was answered " + millis(op.completion().time() - op.invoke().time()) + " ms later, "
-                                    + millis(-left) + " ms after the lease had run out, and found the lock gone: lost to the "
-                                    + "wait, not taken early", List.of(landed.callIndex(), op.callIndex(), op.returnIndex())));
+                            anomalies.add(late(owner, op, landed, left, ", and found the lock gone: lost to the wait, not taken early"));
                         } else {
                             anomalies.add(lost(owner, op, landed, "a renewal found it gone"));
                         }
@@ -139,6 +132,13 @@ public final class RenewChecker implements Checker {
                 }
             }
         }
+    }
+
+    /** A renewal answered {@code -left} nanos after the lease counted from {@code landed}'s send had run out, then {@code what}. */
+    private static Anomaly late(String owner, Operation op, Operation landed, long left, String what) {
+        return new Anomaly(WORKLOAD, "renewal-late", op.key(), owner + "'s renewal was answered " + millis(-left)
+                + " ms after its lease, counted from the send of the last renewal that landed, had run out" + what,
+                List.of(landed.callIndex(), op.callIndex(), op.returnIndex()));
     }
 
     private static Anomaly lost(String owner, Operation op, Operation landed, String how) {
