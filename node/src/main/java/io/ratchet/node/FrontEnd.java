@@ -773,9 +773,13 @@ final class FrontEnd implements AutoCloseable {
     /** Null when this node is the leader and ready; else where the client should go. */
     private Refusal leaderRefusal(Group group) {
         try {
-            DivisionInfo info = division(group).getInfo();
+            RaftServer.Division division = division(group);
+            DivisionInfo info = division.getInfo();
             if (info.isLeader()) {
-                return info.isLeaderReady() ? null : Refusal.noLeader("the leader is not ready yet");
+                // Named, so that the client asks this node again rather than moving on to another, which
+                // would only send it back here (or to a node that is down).
+                return info.isLeaderReady() ? null
+                        : Refusal.leaderNotReady(self(), clientAddress(division.getPeer()));
             }
             return notLeader(group, info.getLeaderId());
         } catch (IOException e) {

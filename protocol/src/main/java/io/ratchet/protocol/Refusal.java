@@ -5,7 +5,8 @@ package io.ratchet.protocol;
  * {@code reason}, never from the text. Unless {@code inDoubt}, nothing was written.
  *
  * @param reason        why
- * @param leaderId      with {@link Reason#NOT_LEADER}: the leader this node knows of, else null
+ * @param leaderId      with {@link Reason#NOT_LEADER}: the leader this node knows of; with
+ *                      {@link Reason#NO_LEADER}: this node, when it leads and is not ready yet; else null
  * @param leaderAddress its client address, else null
  * @param message       for people: what was wrong
  * @param inDoubt       the message had reached Ratis when it failed (a leader that stepped down with it
@@ -17,7 +18,11 @@ public record Refusal(Reason reason, String leaderId, String leaderAddress, Stri
     public enum Reason implements WireKind {
         /** This node is not the leader; send writes to {@code leaderId} at {@code leaderAddress}. */
         NOT_LEADER(0),
-        /** No leader is known or ready yet (an election is running): try again shortly, anywhere. */
+        /**
+         * No leader is known or ready yet (an election is running): try again shortly, anywhere; or, when
+         * {@code leaderAddress} is set, at that node: the refusing node itself, just elected and not ready
+         * yet (it applies its first entry of the term), which will serve it in a moment.
+         */
         NO_LEADER(1),
         /** The message is malformed or invalid: resending it unchanged gets the same answer. */
         INVALID(2),
@@ -72,6 +77,11 @@ public record Refusal(Reason reason, String leaderId, String leaderAddress, Stri
 
     public static Refusal noLeader(String message) {
         return new Refusal(Reason.NO_LEADER, null, null, message, false);
+    }
+
+    /** This node leads but is not ready yet: it names itself, so that the client asks it again. */
+    public static Refusal leaderNotReady(String leaderId, String leaderAddress) {
+        return new Refusal(Reason.NO_LEADER, leaderId, leaderAddress, "the leader is not ready yet", false);
     }
 
     public static Refusal notLeader(String leaderId, String leaderAddress) {

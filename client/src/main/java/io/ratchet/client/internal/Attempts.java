@@ -198,6 +198,11 @@ public final class Attempts {
                         transport.follow(refusal.leaderAddress());
                         pause = ++s.redirects <= transport.addresses().size() ? 0 : nextPause(s);
                     }
+                } else if (refusal.reason() == Refusal.Reason.NO_LEADER && refusal.leaderAddress() != null) {
+                    // A leader just elected, not ready yet, names itself: it serves in a moment. Moving on
+                    // would reach a follower that sends the call back there, or a node that is down.
+                    transport.follow(refusal.leaderAddress());
+                    pause = nextPause(s);
                 } else {
                     transport.skip(node);
                     pause = nextPause(s);
@@ -219,7 +224,8 @@ public final class Attempts {
                 pause = nextPause(s);
             }
             if (LOG.isDebugEnabled()) {
-                LOG.debug("attempt at {} ended after {} ms ({}); typical {} ms, next in {} ms", node,
+                LOG.debug("attempt {} of call {} at {} ended after {} ms ({}); typical {} ms, next in {} ms",
+                        s.failures, Integer.toHexString(System.identityHashCode(s)), node,
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent), s.lastWhy,
                         TimeUnit.NANOSECONDS.toMillis(typicalNanos), TimeUnit.NANOSECONDS.toMillis(pause));
             }

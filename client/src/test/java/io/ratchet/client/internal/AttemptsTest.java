@@ -1,0 +1,59 @@
+package io.ratchet.client.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.ratchet.client.ClientOptions;
+import io.ratchet.protocol.Refusal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Where an operation's attempts go while a cluster fails over, against nodes that answer as scripted. */
+class AttemptsTest {
+    private static final byte[] DONE = {42};
+
+    /**
+     * The old leader is down; the new one is elected but not ready, and says so naming itself. The
+     * attempts stay with it until it serves, instead of moving on to the follower (which only sends them
+     * back) or round to the node that is down.
+     */
+    @Test
+    void aLeaderNotReadyYetIsAskedAgainNotPassedOver() throws Exception {
+        Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+        AtomicInteger notReady = new AtomicInteger(2);
+        Transport.Connector nodes = new Transport.Connector() {
+            @Override
+            public CompletableFuture<Transport.Outcome> call(byte method, int group, String address, byte[] message, Duration timeout) {
+                calls.computeIfAbsent(address, a -> new AtomicInteger()).incrementAndGet();
+                Transport.Outcome outcome = switch (address) {
+                    case "down:1" -> new Transport.Unanswered("UNAVAILABLE: io exception", false);
+                    case "leader:2" -> notReady.getAndDecrement() > 0
+                            ? new Transport.Refused(Refusal.leaderNotReady("n2", "leader:2"))
+                            : new Transport.Answered(DONE, null);
+                    default -> new Transport.Refused(Refusal.notLeader("n2", "leader:2"));
+                };
+                return CompletableFuture.completedFuture(outcome);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (Transport transport = new Transport(List.of("down:1", "leader:2", "follower:3"), timers -> nodes)) {
+            Attempts attempts = new Attempts(transport, ClientOptions.parse("n1=down:1,n2=leader:2,n3=follower:3"));
+            Attempts.Delivery delivery = attempts.send((byte) 1, new byte[] {1}, Duration.ofSeconds(5), Duration.ofSeconds(1))
+                    .get(10, TimeUnit.SECONDS);
+            assertArrayEquals(DONE, delivery.results());
+            assertEquals(1, calls.get("down:1").get(), "the node that is down is tried once: " + calls);
+            assertEquals(3, calls.get("leader:2").get(), "the new leader, until ready: " + calls);
+            assertEquals(null, calls.get("follower:3"), "the follower is never asked: " + calls);
+            assertEquals("leader:2", transport.leader());
+        }
+    }
+}
