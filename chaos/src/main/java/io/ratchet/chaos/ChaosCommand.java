@@ -27,6 +27,15 @@ import picocli.CommandLine.Option;
                 + "reads the end state, checks the history, stops everything, and prints a report and one JSON line, last.",
                 "Exit: 0 valid, 1 anomalies found, 2 usage error, 3 undecided or skipped, 4 the harness failed."})
 public final class ChaosCommand implements Callable<Integer> {
+    /**
+     * Each node's JVM options unless {@code RATCHET_NODE_OPTS} gives others: the heap and collector of a
+     * released node (its conf/jvm.options; under load the serial collector's full collections stopped a
+     * leader 0.3 to 0.9 s, long enough for every group it led to elect again), and C1 alone, unlike a
+     * released node: the run's nodes share the machine's cores, and C2 compiling in a restarted node took
+     * them from the other two (docs/CHAOS.md, "The nodes' JVM").
+     */
+    static final String DEFAULT_NODE_OPTIONS = "-Xms256m -Xmx512m -XX:+UseG1GC -XX:TieredStopAtLevel=1";
+
     @Option(names = "--groups", defaultValue = "1",
             description = "Raft groups the cluster's keys spread over (default ${DEFAULT-VALUE}); with several, bank's transfers are transactions across groups")
     int groups;
@@ -189,12 +198,7 @@ public final class ChaosCommand implements Callable<Integer> {
         Files.createDirectories(dir);
         // The client's own logging (Ratis retries and fail-overs) goes to a file in the run, not the terminal.
         System.setProperty("ratchet.chaos.log", dir.resolve("client.log").toAbsolutePath().toString());
-        // The heap and collector of a released node (conf/jvm.options): under load the serial collector's
-        // full collections stopped a leader 0.3 to 0.9 s, long enough for every group it led to elect
-        // again. C1 only, unlike a released node: the run's nodes share two cores, and C2 compiling in a
-        // restarted node took them from the other two (docs/CHAOS.md, "The nodes' JVM").
-        String nodeOptions = System.getenv().getOrDefault("RATCHET_NODE_OPTS",
-                "-Xms256m -Xmx512m -XX:+UseG1GC -XX:TieredStopAtLevel=1");
+        String nodeOptions = System.getenv().getOrDefault("RATCHET_NODE_OPTS", DEFAULT_NODE_OPTIONS);
         RunSettings settings = new RunSettings(nodes, duration, kind, workload, runSeed, rate, concurrency, dir, ratchetJar,
                 interval, faultDuration, opTimeout, checkBudget, snapshotThreshold,
                 Arrays.stream(nodeOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList(), testMode(),
