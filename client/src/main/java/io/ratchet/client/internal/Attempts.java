@@ -224,10 +224,10 @@ public final class Attempts {
                 pause = nextPause(s);
             }
             if (LOG.isDebugEnabled()) {
-                LOG.debug("attempt {} of call {} at {} ended after {} ms ({}); typical {} ms, next in {} ms",
-                        s.failures, Integer.toHexString(System.identityHashCode(s)), node,
+                LOG.debug("call {}: attempt at {} ended after {} ms ({}); typical {} ms, {} paused after so far, next in {} ms",
+                        Integer.toHexString(System.identityHashCode(s)), node,
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent), s.lastWhy,
-                        TimeUnit.NANOSECONDS.toMillis(typicalNanos), TimeUnit.NANOSECONDS.toMillis(pause));
+                        TimeUnit.NANOSECONDS.toMillis(typicalNanos), s.failures, TimeUnit.NANOSECONDS.toMillis(pause));
             }
             if (s.unanswered >= options.maxAttempts() || System.nanoTime() + pause >= s.deadline || transport.closed()) {
                 long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s.start);
