@@ -49,6 +49,7 @@ import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.impl.HeartbeatNudge;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
 import org.apache.ratis.thirdparty.io.grpc.ServerCall;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
@@ -749,9 +750,51 @@ final class FrontEnd implements AutoCloseable {
         return submit(group, batches, RaftClientRequest.writeRequestType(), proposing).thenApply(Codec::decodeResults);
     }
 
-    /** One query through Ratis' linearizable read path: ReadIndex, or the leader's lease. */
+    /**
+     * One query through Ratis' linearizable read path: ReadIndex (a heartbeat round on the leader; a question
+     * to the leader on a follower). On the leader, the heartbeat is asked for again while the read waits
+     * ({@link #nudge}).
+     */
     private CompletableFuture<byte[]> read(Group group, byte[] query) {
-        return submit(group, query, RaftClientRequest.readRequestType(), reading);
+        CompletableFuture<byte[]> read = submit(group, query, RaftClientRequest.readRequestType(), reading);
+        nudge(group, read, NUDGE_FIRST_MICROS);
+        return read;
+    }
+
+    /** The first heartbeat nudge of a read on the leader, after this long; then twice as long each time. */
+    private static final long NUDGE_FIRST_MICROS = 1_000;
+    /** No nudge after this: Ratis' periodic heartbeat (half the minimum election timeout) is due by then. */
+    private static final long NUDGE_LAST_MICROS = 64_000;
+
+    /**
+     * While a read on the leader is unanswered, triggers its appenders' heartbeats again, after 1, 2, 4 ... 64
+     * ms: Ratis 3.3.0 can lose the trigger a read sets to an append sent just then, and the read would wait
+     * for the next entry or the periodic heartbeat ({@link HeartbeatNudge}). A read that has its round sooner
+     * costs one timer; a watch, which waits by design, at most seven heartbeats.
+     */
+    private void nudge(Group group, CompletableFuture<byte[]> pending, long afterMicros) {
+        if (pending.isDone() || afterMicros > NUDGE_LAST_MICROS) {
+            return;
+        }
+        try {
+            readGuard.schedule(() -> {
+                if (pending.isDone()) {
+                    return;
+                }
+                try {
+                    RaftServer.Division division = division(group);
+                    if (!division.getInfo().isLeader()) {
+                        return;
+                    }
+                    HeartbeatNudge.nudge(division);
+                } catch (IOException e) {
+                    return; // the read's own path reports a node that cannot serve
+                }
+                nudge(group, pending, afterMicros * 2);
+            }, afterMicros, TimeUnit.MICROSECONDS);
+        } catch (RejectedExecutionException e) {
+            // The node is stopping: the read's own path ends it.
+        }
     }
 
     private CompletableFuture<byte[]> submit(Group group, byte[] message, RaftClientRequest.Type type, ExecutorService executor) {

@@ -522,17 +522,17 @@ public final class RatchetNode implements AutoCloseable {
         // (docs/PERFORMANCE.md, "Failover", has the chaos runs).
         RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
                 millis(2 * config.electionTimeoutMax().toMillis()));
-        // Linearizable reads. The leader answers from its applied state while it holds a lease: a majority
-        // acknowledged it within 90% of the minimum election timeout, and a follower refuses to vote
-        // for anyone else until that whole timeout has passed since it last heard from the leader. So a
-        // deposed leader cannot answer, provided the nodes' clocks run at rates within 10% of each other
-        // (rates, not settings: the same assumption lock expiry makes). Without the lease each read
-        // waits for a heartbeat round, and Ratis 3.3.0 can lose the trigger for that heartbeat while an
-        // append is being sent: the read then waits for the next periodic heartbeat, half the minimum
-        // election timeout (150 ms with the defaults); docs/PERFORMANCE.md has what the lease gains. Without
-        // a lease (after an election, or when a majority is slow) reads fall back to the heartbeat round.
+        // Linearizable reads by ReadIndex: the leader answers once a majority has acknowledged a heartbeat
+        // sent after the read arrived, at its term. Not by Ratis 3.3.0's leader lease, which is not safe: it
+        // counts a follower's refusal of a stale term as an acknowledgement (GrpcLogAppender records the
+        // send time of any reply before looking at it), and a voter grants a vote of a higher term without
+        // asking whether it heard from a leader lately (VoteContext checks that for pre-votes only), so a
+        // leader resumed from a pause, or starved of CPU, kept answering reads under a lease after another
+        // had been elected and had committed writes: a chaos soak saw a watch answered from such a leader's
+        // stale state (docs/DESIGN.md, "Failover"). The front end asks the heartbeat again while a read waits
+        // (FrontEnd.nudge), for a trigger Ratis can lose; reads of every connection share one round.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, false);
         // A node being added has this long without answering the leader before the change is given up
         // (Ratis' default is 3 election timeouts, 1.8 s): a new node loading a large snapshot is busy.
         RaftServerConfigKeys.setStagingTimeout(p, millis(STAGING_TIMEOUT_MILLIS));
