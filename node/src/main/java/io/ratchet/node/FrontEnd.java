@@ -782,15 +782,12 @@ final class FrontEnd implements AutoCloseable {
                     return;
                 }
                 try {
-                    RaftServer.Division division = division(group);
-                    if (!division.getInfo().isLeader()) {
-                        return;
+                    if (HeartbeatNudge.nudge(division(group))) {
+                        nudge(group, pending, afterMicros * 2);
                     }
-                    HeartbeatNudge.nudge(division);
                 } catch (IOException e) {
-                    return; // the read's own path reports a node that cannot serve
+                    // The read's own path reports a node that cannot serve.
                 }
-                nudge(group, pending, afterMicros * 2);
             }, afterMicros, TimeUnit.MICROSECONDS);
         } catch (RejectedExecutionException e) {
             // The node is stopping: the read's own path ends it.

@@ -522,15 +522,10 @@ public final class RatchetNode implements AutoCloseable {
         // (docs/PERFORMANCE.md, "Failover", has the chaos runs).
         RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
                 millis(2 * config.electionTimeoutMax().toMillis()));
-        // Linearizable reads by ReadIndex: the leader answers once a majority has acknowledged a heartbeat
-        // sent after the read arrived, at its term. Not by Ratis 3.3.0's leader lease, which is not safe: it
-        // counts a follower's refusal of a stale term as an acknowledgement (GrpcLogAppender records the
-        // send time of any reply before looking at it), and a voter grants a vote of a higher term without
-        // asking whether it heard from a leader lately (VoteContext checks that for pre-votes only), so a
-        // leader resumed from a pause, or starved of CPU, kept answering reads under a lease after another
-        // had been elected and had committed writes: a chaos soak saw a watch answered from such a leader's
-        // stale state (docs/DESIGN.md, "Failover"). The front end asks the heartbeat again while a read waits
-        // (FrontEnd.nudge), for a trigger Ratis can lose; reads of every connection share one round.
+        // Linearizable reads by ReadIndex: the leader answers once a majority has acknowledged, at its term, a
+        // heartbeat sent after the read arrived. Not by Ratis 3.3.0's leader lease, which a deposed leader can
+        // hold (docs/DESIGN.md, "Failover", names the two places in Ratis' code); FrontEnd.nudge makes up for
+        // the heartbeat trigger Ratis can lose.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, false);
         // A node being added has this long without answering the leader before the change is given up

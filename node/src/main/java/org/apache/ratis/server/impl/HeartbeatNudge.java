@@ -17,9 +17,17 @@ public final class HeartbeatNudge {
     private HeartbeatNudge() {
     }
 
-    /** Triggers a heartbeat on every appender of {@code division} while it leads; nothing otherwise. */
-    public static void nudge(RaftServer.Division division) {
-        ((RaftServerImpl) division).getRole().getLeaderState()
-                .ifPresent(leader -> leader.getLogAppenders().forEach(LogAppender::triggerHeartbeat));
+    /**
+     * Triggers a heartbeat on every appender of {@code division} while it leads.
+     *
+     * @return whether it leads (a follower has no appenders: nothing was done)
+     */
+    public static boolean nudge(RaftServer.Division division) {
+        return ((RaftServerImpl) division).getRole().getLeaderState()
+                .map(leader -> {
+                    leader.getLogAppenders().forEach(LogAppender::triggerHeartbeat);
+                    return true;
+                })
+                .orElse(false);
     }
 }
