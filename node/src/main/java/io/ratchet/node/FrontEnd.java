@@ -815,6 +815,13 @@ final class FrontEnd implements AutoCloseable {
         try {
             RaftServer.Division division = division(group);
             DivisionInfo info = division.getInfo();
+            if (!info.isAlive()) {
+                // Removed from the group (Ratis closes a leader's division once the configuration without it
+                // commits), or stopping. A closed division still calls itself the leader, not ready, and a
+                // client told so comes back here: it must hear that this node serves the group no more.
+                return Refusal.noLeader("node " + self() + " no longer serves group " + group.index
+                        + " (" + info.getLifeCycleState() + ")");
+            }
             if (info.isLeader()) {
                 // Named, so that the client asks this node again rather than moving on to another, which
                 // would only send it back here (or to a node that is down).

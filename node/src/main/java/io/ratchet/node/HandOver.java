@@ -87,10 +87,11 @@ final class HandOver {
      * The leader's voting followers; empty when this node does not lead. Ratis gives the match indices as
      * an array in the order of its log appenders, the order the role info lists the followers in; when the
      * two calls see different appenders (a configuration change between them), every index is taken as -1,
-     * so none counts as caught up.
+     * so none counts as caught up. A division Ratis has closed (this node was removed from the group) still
+     * calls itself the leader: it has no voters to hand to.
      */
     static List<Follower> voters(RaftServer.Division division) {
-        if (!division.getInfo().isLeader()) {
+        if (!division.getInfo().isLeader() || !division.getInfo().isAlive()) {
             return List.of();
         }
         List<ServerRpcProto> followers = division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();

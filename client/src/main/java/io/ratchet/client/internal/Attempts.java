@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>a refusal naming the leader is followed at once, and so is the leader a follower names when it
  *       serves a read (later calls go there);</li>
+ *   <li>a leader not ready yet that names itself is asked again after a pause, for at most
+ *       {@link #SILENCE}; then like no leader;</li>
  *   <li>no leader yet, a node that failed to serve, or no answer: the next node, after a pause that
  *       grows with each failure (full jitter, so clients that failed together do not return together);</li>
  *   <li>an invalid message is final: {@link InvalidRequestException};</li>
@@ -138,6 +140,8 @@ public final class Attempts {
         int redirects;
         /** Nodes that left an attempt of this operation unanswered (dead, paused, cut off), and since when. */
         final Map<String, Long> silent = new HashMap<>();
+        /** Nodes that named themselves a leader not ready yet in this operation, and since when. */
+        final Map<String, Long> unready = new HashMap<>();
         /** Nodes whose TLS handshake failed in this operation: when every node's did, waiting mends nothing. */
         final Set<String> tlsRefused = new HashSet<>();
         boolean mayHaveApplied;
@@ -198,7 +202,8 @@ public final class Attempts {
                         transport.follow(refusal.leaderAddress());
                         pause = ++s.redirects <= transport.addresses().size() ? 0 : nextPause(s);
                     }
-                } else if (refusal.reason() == Refusal.Reason.NO_LEADER && refusal.leaderAddress() != null) {
+                } else if (refusal.reason() == Refusal.Reason.NO_LEADER && refusal.leaderAddress() != null
+                        && !unreadyTooLong(s, refusal.leaderAddress())) {
                     // A leader just elected, not ready yet, names itself: it serves in a moment. Moving on
                     // would reach a follower that sends the call back there, or a node that is down.
                     transport.follow(refusal.leaderAddress());
@@ -337,6 +342,18 @@ public final class Attempts {
     private static boolean silentNow(State s, String node) {
         Long since = s.silent.get(node);
         return since != null && System.nanoTime() - since < SILENCE.toNanos();
+    }
+
+    /**
+     * Whether {@code leader} has called itself a leader not ready yet for longer than {@link #SILENCE} in
+     * this operation. A new leader is ready once its first entry commits, a round or two; one that stays
+     * unready cannot commit (it lost its majority, or a release before Ratchet's own check kept a division
+     * Ratis had closed), and the other nodes may know the leader that replaced it: the call moves on.
+     */
+    private static boolean unreadyTooLong(State s, String leader) {
+        long now = System.nanoTime();
+        Long since = s.unready.putIfAbsent(leader, now);
+        return since != null && now - since > SILENCE.toNanos();
     }
 
     /** How long this attempt waits for its answer (see {@link #send(byte, Supplier, Duration, Duration, boolean)}). */

@@ -2,6 +2,7 @@ package io.ratchet.client.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ratchet.client.ClientOptions;
 import io.ratchet.protocol.Refusal;
@@ -54,6 +55,41 @@ class AttemptsTest {
             assertEquals(3, calls.get("leader:2").get(), "the new leader, until ready: " + calls);
             assertEquals(null, calls.get("follower:3"), "the follower is never asked: " + calls);
             assertEquals("leader:2", transport.leader());
+        }
+    }
+
+    /**
+     * A node that keeps naming itself a leader not ready (a leader that lost its majority, or a node of an
+     * earlier release whose division Ratis closed when it was removed from the group) is asked again only
+     * for a while: then the call moves on and finds the leader that replaced it, well within its budget.
+     */
+    @Test
+    void aLeaderThatStaysUnreadyIsLeftForTheOneThatServes() throws Exception {
+        Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+        Transport.Connector nodes = new Transport.Connector() {
+            @Override
+            public CompletableFuture<Transport.Outcome> call(byte method, int group, String address, byte[] message, Duration timeout) {
+                calls.computeIfAbsent(address, a -> new AtomicInteger()).incrementAndGet();
+                Transport.Outcome outcome = switch (address) {
+                    case "stuck:1" -> new Transport.Refused(Refusal.leaderNotReady("n1", "stuck:1"));
+                    case "leader:2" -> new Transport.Answered(DONE, null);
+                    default -> new Transport.Refused(Refusal.notLeader("n2", "leader:2"));
+                };
+                return CompletableFuture.completedFuture(outcome);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (Transport transport = new Transport(List.of("stuck:1", "leader:2", "follower:3"), timers -> nodes)) {
+            Attempts attempts = new Attempts(transport, ClientOptions.parse("n1=stuck:1,n2=leader:2,n3=follower:3"));
+            Attempts.Delivery delivery = attempts.send((byte) 1, new byte[] {1}, Duration.ofSeconds(10), Duration.ofSeconds(1))
+                    .get(15, TimeUnit.SECONDS);
+            assertArrayEquals(DONE, delivery.results());
+            assertEquals("leader:2", transport.leader());
+            int stuck = calls.get("stuck:1").get();
+            assertTrue(stuck > 2, "the unready leader is asked again for a while first: " + calls);
         }
     }
 }
