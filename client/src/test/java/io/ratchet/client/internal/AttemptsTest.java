@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /** Where an operation's attempts go while a cluster fails over, against nodes that answer as scripted. */
@@ -28,24 +29,13 @@ class AttemptsTest {
     void aLeaderNotReadyYetIsAskedAgainNotPassedOver() throws Exception {
         Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
         AtomicInteger notReady = new AtomicInteger(2);
-        Transport.Connector nodes = new Transport.Connector() {
-            @Override
-            public CompletableFuture<Transport.Outcome> call(byte method, int group, String address, byte[] message, Duration timeout) {
-                calls.computeIfAbsent(address, a -> new AtomicInteger()).incrementAndGet();
-                Transport.Outcome outcome = switch (address) {
-                    case "down:1" -> new Transport.Unanswered("UNAVAILABLE: io exception", false);
-                    case "leader:2" -> notReady.getAndDecrement() > 0
-                            ? new Transport.Refused(Refusal.leaderNotReady("n2", "leader:2"))
-                            : new Transport.Answered(DONE, null);
-                    default -> new Transport.Refused(Refusal.notLeader("n2", "leader:2"));
-                };
-                return CompletableFuture.completedFuture(outcome);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        Transport.Connector nodes = scripted(calls, address -> switch (address) {
+            case "down:1" -> new Transport.Unanswered("UNAVAILABLE: io exception", false);
+            case "leader:2" -> notReady.getAndDecrement() > 0
+                    ? new Transport.Refused(Refusal.leaderNotReady("n2", "leader:2"))
+                    : new Transport.Answered(DONE, null);
+            default -> new Transport.Refused(Refusal.notLeader("n2", "leader:2"));
+        });
         try (Transport transport = new Transport(List.of("down:1", "leader:2", "follower:3"), timers -> nodes)) {
             Attempts attempts = new Attempts(transport, ClientOptions.parse("n1=down:1,n2=leader:2,n3=follower:3"));
             Attempts.Delivery delivery = attempts.send((byte) 1, new byte[] {1}, Duration.ofSeconds(5), Duration.ofSeconds(1))
@@ -66,22 +56,11 @@ class AttemptsTest {
     @Test
     void aLeaderThatStaysUnreadyIsLeftForTheOneThatServes() throws Exception {
         Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
-        Transport.Connector nodes = new Transport.Connector() {
-            @Override
-            public CompletableFuture<Transport.Outcome> call(byte method, int group, String address, byte[] message, Duration timeout) {
-                calls.computeIfAbsent(address, a -> new AtomicInteger()).incrementAndGet();
-                Transport.Outcome outcome = switch (address) {
-                    case "stuck:1" -> new Transport.Refused(Refusal.leaderNotReady("n1", "stuck:1"));
-                    case "leader:2" -> new Transport.Answered(DONE, null);
-                    default -> new Transport.Refused(Refusal.notLeader("n2", "leader:2"));
-                };
-                return CompletableFuture.completedFuture(outcome);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        Transport.Connector nodes = scripted(calls, address -> switch (address) {
+            case "stuck:1" -> new Transport.Refused(Refusal.leaderNotReady("n1", "stuck:1"));
+            case "leader:2" -> new Transport.Answered(DONE, null);
+            default -> new Transport.Refused(Refusal.notLeader("n2", "leader:2"));
+        });
         try (Transport transport = new Transport(List.of("stuck:1", "leader:2", "follower:3"), timers -> nodes)) {
             Attempts attempts = new Attempts(transport, ClientOptions.parse("n1=stuck:1,n2=leader:2,n3=follower:3"));
             Attempts.Delivery delivery = attempts.send((byte) 1, new byte[] {1}, Duration.ofSeconds(10), Duration.ofSeconds(1))
@@ -91,5 +70,20 @@ class AttemptsTest {
             int stuck = calls.get("stuck:1").get();
             assertTrue(stuck > 2, "the unready leader is asked again for a while first: " + calls);
         }
+    }
+
+    /** Nodes that answer each call as {@code answer} says for the address called, counting the calls. */
+    private static Transport.Connector scripted(Map<String, AtomicInteger> calls, Function<String, Transport.Outcome> answer) {
+        return new Transport.Connector() {
+            @Override
+            public CompletableFuture<Transport.Outcome> call(byte method, int group, String address, byte[] message, Duration timeout) {
+                calls.computeIfAbsent(address, a -> new AtomicInteger()).incrementAndGet();
+                return CompletableFuture.completedFuture(answer.apply(address));
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 }
