@@ -1,5 +1,6 @@
 package io.ratchet.recipes.docs;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -81,7 +82,10 @@ class DocsSnippetsTest {
 
     static {
         HAPPY_PATHS.put("printer.print(", c -> assertFalse(c.printed.isEmpty(), "the printer got a fencing token"));
-        HAPPY_PATHS.put("scheduler.resume(", c -> assertFalse(c.terms.isEmpty(), "the scheduler was resumed in a term"));
+        // A LeaderElection tells its listeners on a thread of their own, in order: await() can return before
+        // the isLeader event has run (a CI run on 2 busy cores saw it), so the check waits for it.
+        HAPPY_PATHS.put("scheduler.resume(", c -> await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertFalse(c.terms.isEmpty(), "the scheduler was resumed in a term")));
         HAPPY_PATHS.put("\"orders/ada-1\"",
                 c -> assertTrue(c.cluster.item("orders/ada-1").isPresent(), "the transaction applied"));
         HAPPY_PATHS.put("\"accounts/bob\"",
