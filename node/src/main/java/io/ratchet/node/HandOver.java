@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import io.ratchet.node.metrics.RaftState;
 import java.util.Comparator;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,11 +88,10 @@ final class HandOver {
      * The leader's voting followers; empty when this node does not lead. Ratis gives the match indices as
      * an array in the order of its log appenders, the order the role info lists the followers in; when the
      * two calls see different appenders (a configuration change between them), every index is taken as -1,
-     * so none counts as caught up. A division Ratis has closed (this node was removed from the group) still
-     * calls itself the leader: it has no voters to hand to.
+     * so none counts as caught up.
      */
     static List<Follower> voters(RaftServer.Division division) {
-        if (!division.getInfo().isLeader() || !division.getInfo().isAlive()) {
+        if (!RaftState.leads(division)) {
             return List.of();
         }
         List<ServerRpcProto> followers = division.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
@@ -138,7 +138,7 @@ final class HandOver {
 
     private boolean leads() {
         try {
-            return server.getDivision(groupId).getInfo().isLeader();
+            return RaftState.leads(server.getDivision(groupId));
         } catch (Exception e) {
             return false;
         }

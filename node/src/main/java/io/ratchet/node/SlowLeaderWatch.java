@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import io.ratchet.node.metrics.RaftState;
 import io.ratchet.protocol.DaemonThreads;
 import java.io.IOException;
 import java.time.Duration;
@@ -125,7 +126,7 @@ final class SlowLeaderWatch implements AutoCloseable {
     private void look() {
         try {
             RaftServer.Division division = server.getDivision(groupId);
-            if (!division.getInfo().isLeader()) {
+            if (!RaftState.leads(division)) {
                 return;
             }
             long now = System.nanoTime();

@@ -1,5 +1,6 @@
 package io.ratchet.node;
 
+import io.ratchet.node.metrics.RaftState;
 import io.ratchet.protocol.DaemonThreads;
 import java.time.Duration;
 import java.util.List;
@@ -63,7 +64,7 @@ final class StalledLogWatch implements AutoCloseable {
     private void look() {
         try {
             RaftServer.Division division = server.getDivision(groupId);
-            if (!division.getInfo().isLeader()) {
+            if (!RaftState.leads(division)) {
                 stalledSince = -1;
                 return;
             }

@@ -140,8 +140,9 @@ public final class Attempts {
         int redirects;
         /** Nodes that left an attempt of this operation unanswered (dead, paused, cut off), and since when. */
         final Map<String, Long> silent = new HashMap<>();
-        /** Nodes that named themselves a leader not ready yet in this operation, and since when. */
-        final Map<String, Long> unready = new HashMap<>();
+        /** The node that last named itself a leader not ready yet in this operation, and since when. */
+        String unready;
+        long unreadySince;
         /** Nodes whose TLS handshake failed in this operation: when every node's did, waiting mends nothing. */
         final Set<String> tlsRefused = new HashSet<>();
         boolean mayHaveApplied;
@@ -352,8 +353,12 @@ public final class Attempts {
      */
     private static boolean unreadyTooLong(State s, String leader) {
         long now = System.nanoTime();
-        Long since = s.unready.putIfAbsent(leader, now);
-        return since != null && now - since > SILENCE.toNanos();
+        if (!leader.equals(s.unready)) {
+            s.unready = leader;
+            s.unreadySince = now;
+            return false;
+        }
+        return now - s.unreadySince > SILENCE.toNanos();
     }
 
     /** How long this attempt waits for its answer (see {@link #send(byte, Supplier, Duration, Duration, boolean)}). */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.common.Credentials;
 import io.ratchet.common.Failures;
 import io.ratchet.common.NodeChannels;
+import io.ratchet.node.metrics.RaftState;
 import io.ratchet.node.security.Authorizer;
 import io.ratchet.node.security.TokenInterceptor;
 import io.ratchet.protocol.AdminRpc;
@@ -233,7 +234,7 @@ public final class AdminService implements AutoCloseable {
     private CompletableFuture<ObjectNode> onGroup(int group, ObjectNode request, String token, int attempt) {
         RaftServer.Division d = divisions.get(group);
         CompletableFuture<ObjectNode> answer;
-        if (d.getInfo().isLeader()) {
+        if (RaftState.leads(d)) {
             answer = CompletableFuture.completedFuture(null).thenCompose(v -> inGroup(request.get("op").asText(), request));
         } else {
             RaftPeerId leader = d.getInfo().getLeaderId();

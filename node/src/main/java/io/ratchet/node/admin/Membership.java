@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ratchet.common.Credentials;
 import io.ratchet.common.NodeChannels;
+import io.ratchet.node.metrics.RaftState;
 import io.ratchet.protocol.AdminRpc;
 import io.ratchet.protocol.Json;
 import java.io.IOException;
@@ -280,7 +281,7 @@ final class Membership {
     }
 
     private void requireLeader() {
-        if (!division.getInfo().isLeader()) {
+        if (!RaftState.leads(division)) {
             RaftPeerId leader = division.getInfo().getLeaderId();
             throw AdminError.notLeader(server.getId().toString(),
                     leader == null ? null : division.getRaftConf().getPeer(leader, RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER));

@@ -110,7 +110,7 @@ public final class NodeMetrics implements AutoCloseable {
             RaftServer.Division d = divisions.get(g);
             RatchetStateMachine machine = (RatchetStateMachine) d.getStateMachine();
             String group = Integer.toString(g);
-            Gauge.builder("ratchet.group.leader", () -> d.getInfo().isLeader() && d.getInfo().isAlive() ? 1 : 0).tag("group", group)
+            Gauge.builder("ratchet.group.leader", () -> RaftState.leads(d) ? 1 : 0).tag("group", group)
                     .description("1 while this node leads the group").register(registry);
             Gauge.builder("ratchet.group.commit.index", () -> d.getRaftLog().getLastCommittedIndex()).tag("group", group)
                     .description("the group's last log index this node knows is committed").register(registry);

@@ -27,6 +27,16 @@ public record RaftState(RaftPeerRole role, long term, String leader, boolean mem
                 member, division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex());
     }
 
+    /**
+     * Whether this node leads the group and still serves it. Ratis closes a leader's division once a
+     * configuration without it commits (it was removed), and the closed division goes on calling itself the
+     * leader for as long as the node runs: every question "do I lead?" asks here, not {@code isLeader()}.
+     */
+    public static boolean leads(RaftServer.Division division) {
+        var info = division.getInfo();
+        return info.isLeader() && info.isAlive();
+    }
+
     /** Ready to take traffic, by the rule {@code ratchet status} shares. */
     public Readiness readiness() {
         return new Readiness(member, leader, appliedIndex, commitIndex);
